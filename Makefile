@@ -1,0 +1,79 @@
+# classic-aqm: PI, REM, BLUE and RED-family qdiscs for Linux, their tc
+# parsers, and the testbed that reproduces the high-speed AQM study.
+#
+#   make            modules for KVER + tc plugins
+#   make test       unit tests, then functional tests in the VM (or natively)
+#   make demo       load sch_pi, push traffic through it, show tc -s qdisc
+#
+# KDIR: kernel build tree; default the running kernel's, else the newest
+# Debian linux-headers-*-amd64.
+
+QDISCS     := $(patsubst tc-patches/q_%.c,%,$(wildcard tc-patches/q_*.c))
+BUILD      := $(CURDIR)/build
+
+KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
+	$(lastword $(sort $(wildcard /usr/src/linux-headers-*-amd64))))
+KVER := $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' \
+	$(KDIR)/include/generated/utsrelease.h 2>/dev/null)
+KMOD_OUT := $(BUILD)/kmod/$(KVER)
+
+IPROUTE2   := $(BUILD)/iproute2
+TC_OUT     := $(BUILD)/tc
+TC_PLUGINS := $(QDISCS:%=$(TC_OUT)/q_%.so)
+TC_CFLAGS  := -O2 -g -fPIC -shared -Wall -Wextra -Werror -Wno-unused-parameter \
+	      -Wno-missing-field-initializers \
+	      -I$(CURDIR)/tc-patches -I$(CURDIR)/kmod/include/uapi/linux \
+	      -I$(IPROUTE2)/include -I$(IPROUTE2)/include/uapi -I$(IPROUTE2)/tc
+
+UNIT_TESTS := $(QDISCS:%=$(BUILD)/unit/test_%)
+UNIT_CFLAGS := -O2 -g -Wall -Wextra -Werror -I$(CURDIR)/kmod/core -I$(CURDIR)/tests/unit
+
+VM_RUN := $(CURDIR)/testbed/vm/run
+
+.PHONY: all modules plugins unit test functional demo clean
+
+all: modules plugins
+
+modules:
+	@test -n "$(KVER)" || { echo "no kernel headers found: set KDIR" >&2; exit 1; }
+	@mkdir -p $(KMOD_OUT)
+	@rsync -a --delete --exclude='*.o' --exclude='*.ko' --exclude='*.mod*' \
+		--exclude='.*.cmd' --exclude=Module.symvers --exclude=modules.order \
+		$(CURDIR)/kmod/ $(KMOD_OUT)/
+	$(MAKE) -C $(KDIR) M=$(KMOD_OUT) W=1 modules
+
+plugins: $(TC_PLUGINS)
+
+$(IPROUTE2)/.version:
+	tools/fetch-iproute2-source $(IPROUTE2)
+
+$(TC_OUT)/q_%.so: tc-patches/q_%.c tc-patches/aqm_util.h \
+		  kmod/include/uapi/linux/pkt_sched_aqm.h $(IPROUTE2)/.version
+	@mkdir -p $(TC_OUT)
+	$(CC) $(TC_CFLAGS) -o $@ $<
+
+$(BUILD)/unit/test_%: tests/unit/test_%.c tests/unit/aqm_test.h kmod/core/*.h
+	@mkdir -p $(BUILD)/unit
+	$(CC) $(UNIT_CFLAGS) -o $@ $< -lm
+
+unit: $(UNIT_TESTS)
+	@mkdir -p $(BUILD)/results
+	@rc=0; for t in $(UNIT_TESTS); do $$t || rc=1; done \
+		| tee $(BUILD)/results/unit.log; exit 0
+
+functional: all
+	@mkdir -p $(BUILD)/results
+	$(VM_RUN) --kernel $(KVER) -- tests/functional/run --log $(BUILD)/results/functional.log \
+		|| echo "FAIL: vm: functional run exited $$?" >> $(BUILD)/results/functional.log
+
+test:
+	@rm -rf $(BUILD)/results
+	@$(MAKE) --no-print-directory unit
+	@$(MAKE) --no-print-directory functional
+	@tests/summarize $(BUILD)/results/*.log
+
+demo: all
+	$(VM_RUN) --kernel $(KVER) -- scripts/demo
+
+clean:
+	rm -rf $(BUILD)/kmod $(BUILD)/tc $(BUILD)/unit $(BUILD)/results

@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Portable base of the AQM algorithm cores.
+ *
+ * The cores (pi.h, rem.h, blue.h, ared.h) are pure functions of their
+ * parameters, their state, the queue length, the time and a random number.
+ * They include only this header, so the same code builds into the kernel
+ * modules and into the userspace unit tests and benchmarks.
+ */
+#ifndef AQM_TYPES_H
+#define AQM_TYPES_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+#include <linux/math64.h>
+#include <linux/minmax.h>
+#include <linux/limits.h>
+#else
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef uint8_t u8;
+typedef uint16_t u16;
+typedef uint32_t u32;
+typedef uint64_t u64;
+typedef int32_t s32;
+typedef int64_t s64;
+
+#ifndef U32_MAX
+#define U32_MAX		UINT32_MAX
+#endif
+#ifndef U64_MAX
+#define U64_MAX		UINT64_MAX
+#endif
+#ifndef S64_MAX
+#define S64_MAX		INT64_MAX
+#endif
+
+static inline u64 div_u64(u64 dividend, u32 divisor)
+{
+	return dividend / divisor;
+}
+
+static inline u64 div64_u64(u64 dividend, u64 divisor)
+{
+	return dividend / divisor;
+}
+#endif /* __KERNEL__ */
+
+#define AQM_NSEC_PER_USEC	1000ULL
+#define AQM_NSEC_PER_SEC	1000000000ULL
+
+/*
+ * A signed 128-bit value in two's complement, for products of a 64-bit
+ * fraction and a 32-bit count that must not lose a bit (PI's gains differ
+ * by 6e-10; rounding them away would change the controller).
+ */
+struct aqm_s128 {
+	u64 hi;
+	u64 lo;
+};
+
+static inline struct aqm_s128 aqm_s128_from_u64(u64 v)
+{
+	struct aqm_s128 r = { .hi = 0, .lo = v };
+
+	return r;
+}
+
+static inline struct aqm_s128 aqm_s128_add(struct aqm_s128 x, struct aqm_s128 y)
+{
+	struct aqm_s128 r;
+
+	r.lo = x.lo + y.lo;
+	r.hi = x.hi + y.hi + (r.lo < x.lo);
+	return r;
+}
+
+static inline struct aqm_s128 aqm_s128_neg(struct aqm_s128 x)
+{
+	struct aqm_s128 r;
+
+	r.lo = ~x.lo + 1;
+	r.hi = ~x.hi + (r.lo == 0);
+	return r;
+}
+
+static inline bool aqm_s128_is_neg(struct aqm_s128 x)
+{
+	return x.hi >> 63;
+}
+
+/* frac * n >> shift, where frac is a fraction of 2^64 and n a signed count */
+static inline struct aqm_s128 aqm_s128_mul_frac(u64 frac, s64 n, unsigned int shift)
+{
+	u64 mag = n < 0 ? (u64)-(n + 1) + 1 : (u64)n;
+	u64 lo_lo, lo_hi, hi_lo, hi_hi, mid;
+	struct aqm_s128 r;
+
+	/* schoolbook 64x64 -> 128 multiply on 32-bit halves */
+	lo_lo = (frac & U32_MAX) * (mag & U32_MAX);
+	lo_hi = (frac & U32_MAX) * (mag >> 32);
+	hi_lo = (frac >> 32) * (mag & U32_MAX);
+	hi_hi = (frac >> 32) * (mag >> 32);
+	mid = (lo_lo >> 32) + (lo_hi & U32_MAX) + (hi_lo & U32_MAX);
+	r.lo = (mid << 32) | (lo_lo & U32_MAX);
+	r.hi = hi_hi + (lo_hi >> 32) + (hi_lo >> 32) + (mid >> 32);
+
+	if (shift) {
+		r.lo = (r.lo >> shift) | (r.hi << (64 - shift));
+		r.hi >>= shift;
+	}
+	return n < 0 ? aqm_s128_neg(r) : r;
+}
+
+/* x clamped to [0, max], max below 2^63 */
+static inline u64 aqm_s128_clamp(struct aqm_s128 x, u64 max)
+{
+	if (aqm_s128_is_neg(x))
+		return 0;
+	if (x.hi || x.lo > max)
+		return max;
+	return x.lo;
+}
+
+#endif /* AQM_TYPES_H */

@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * PI AQM qdisc: the Proportional-Integral controller of Hollot, Misra,
+ * Towsley and Gong (INFOCOM 2001), as ns-2's PI queue runs it. The control
+ * law lives in core/pi.h; this file is the qdisc around it.
+ */
+
+#include <linux/module.h>
+#include <linux/types.h>
+#include <linux/kernel.h>
+#include <linux/errno.h>
+#include <linux/skbuff.h>
+#include <linux/hrtimer.h>
+#include <net/netlink.h>
+#include <net/pkt_sched.h>
+#include <net/inet_ecn.h>
+
+#include "aqm_compat.h"
+#include "uapi/linux/pkt_sched_aqm.h"
+#include "core/pi.h"
+
+struct pi_sched_data {
+	struct pi_params params;
+	struct pi_vars vars;
+	struct pi_stats stats;
+	struct hrtimer timer;
+	bool timer_idle;	/* stopped on an idle, settled queue */
+	struct Qdisc *sch;
+};
+
+/* not const: 6.1 netlink.h takes a non-const pointer */
+static struct netlink_range_validation pi_freq_range = {
+	.min = PI_FREQ_MIN_MHZ,
+	.max = PI_FREQ_MAX_MHZ,
+};
+
+static const struct nla_policy pi_policy[TCA_PI_MAX + 1] = {
+	[TCA_PI_LIMIT]	= NLA_POLICY_MIN(NLA_U32, 1),
+	[TCA_PI_TARGET]	= { .type = NLA_U32 },
+	[TCA_PI_A]	= { .type = NLA_U64 },
+	[TCA_PI_B]	= { .type = NLA_U64 },
+	[TCA_PI_FREQ]	= NLA_POLICY_FULL_RANGE(NLA_U32, &pi_freq_range),
+	[TCA_PI_ECN]	= NLA_POLICY_MAX(NLA_U32, 1),
+};
+
+static void pi_timer_start(struct pi_sched_data *q)
+{
+	hrtimer_start(&q->timer, ns_to_ktime(pi_update_period_ns(&q->params)),
+		      HRTIMER_MODE_REL_PINNED_SOFT);
+}
+
+static int pi_qdisc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
+			    struct sk_buff **to_free)
+{
+	struct pi_sched_data *q = qdisc_priv(sch);
+	u32 qlen = sch->q.qlen;
+
+	if (unlikely(q->timer_idle)) {
+		q->timer_idle = false;
+		pi_timer_start(q);
+	}
+
+	if (unlikely(qlen >= q->params.limit_pkts)) {
+		WRITE_ONCE(q->stats.tail_drops, q->stats.tail_drops + 1);
+		return qdisc_drop(skb, sch, to_free);
+	}
+
+	if (pi_should_drop(&q->vars, aqm_random_u32())) {
+		if (!q->params.ecn || !INET_ECN_set_ce(skb)) {
+			WRITE_ONCE(q->stats.early_drops, q->stats.early_drops + 1);
+			return qdisc_drop(skb, sch, to_free);
+		}
+		WRITE_ONCE(q->stats.ecn_marks, q->stats.ecn_marks + 1);
+	}
+
+	if (qlen + 1 > q->stats.max_qlen_pkts)
+		WRITE_ONCE(q->stats.max_qlen_pkts, qlen + 1);
+	return qdisc_enqueue_tail(skb, sch);
+}
+
+static enum hrtimer_restart pi_timer(struct hrtimer *timer)
+{
+	struct pi_sched_data *q = container_of(timer, struct pi_sched_data, timer);
+	struct Qdisc *sch = q->sch;
+	spinlock_t *root_lock;
+	bool busy;
+
+	rcu_read_lock();
+	root_lock = qdisc_lock(qdisc_root_sleeping(sch));
+	spin_lock(root_lock);
+
+	busy = pi_update(&q->params, &q->vars, sch->q.qlen);
+	WRITE_ONCE(q->stats.updates, q->stats.updates + 1);
+	if (busy)
+		hrtimer_forward_now(timer, ns_to_ktime(pi_update_period_ns(&q->params)));
+	else
+		q->timer_idle = true;	/* the next enqueue restarts it */
+
+	spin_unlock(root_lock);
+	rcu_read_unlock();
+	return busy ? HRTIMER_RESTART : HRTIMER_NORESTART;
+}
+
+static int pi_change(struct Qdisc *sch, struct nlattr *opt,
+		     struct netlink_ext_ack *extack)
+{
+	struct pi_sched_data *q = qdisc_priv(sch);
+	struct nlattr *tb[TCA_PI_MAX + 1];
+	unsigned int dropped_pkts = 0, dropped_bytes = 0;
+	struct pi_params params;
+	int err;
+
+	err = nla_parse_nested(tb, TCA_PI_MAX, opt, pi_policy, extack);
+	if (err < 0)
+		return err;
+
+	params = q->params;
+	if (tb[TCA_PI_LIMIT])
+		params.limit_pkts = nla_get_u32(tb[TCA_PI_LIMIT]);
+	if (tb[TCA_PI_TARGET])
+		params.target_pkts = nla_get_u32(tb[TCA_PI_TARGET]);
+	if (tb[TCA_PI_A])
+		params.a_frac = nla_get_u64(tb[TCA_PI_A]);
+	if (tb[TCA_PI_B])
+		params.b_frac = nla_get_u64(tb[TCA_PI_B]);
+	if (tb[TCA_PI_FREQ])
+		params.freq_mhz = nla_get_u32(tb[TCA_PI_FREQ]);
+	if (tb[TCA_PI_ECN])
+		params.ecn = nla_get_u32(tb[TCA_PI_ECN]);
+
+	if (params.target_pkts >= params.limit_pkts) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_PI_TARGET] ?: tb[TCA_PI_LIMIT],
+				    "target must be below limit");
+		return -EINVAL;
+	}
+
+	sch_tree_lock(sch);
+	q->params = params;
+	WRITE_ONCE(sch->limit, params.limit_pkts);
+
+	while (sch->q.qlen > params.limit_pkts) {
+		struct sk_buff *skb = aqm_dequeue_for_trim(sch);
+
+		if (!skb)
+			break;
+		dropped_pkts++;
+		dropped_bytes += qdisc_pkt_len(skb);
+		rtnl_qdisc_drop(skb, sch);
+	}
+	qdisc_tree_reduce_backlog(sch, dropped_pkts, dropped_bytes);
+
+	sch_tree_unlock(sch);
+	return 0;
+}
+
+static int pi_init(struct Qdisc *sch, struct nlattr *opt,
+		   struct netlink_ext_ack *extack)
+{
+	struct pi_sched_data *q = qdisc_priv(sch);
+
+	q->sch = sch;
+	pi_params_init(&q->params);
+	pi_vars_init(&q->vars);
+	sch->limit = q->params.limit_pkts;
+	/* the first enqueue starts the controller */
+	q->timer_idle = true;
+	aqm_hrtimer_setup(&q->timer, pi_timer, CLOCK_MONOTONIC,
+			  HRTIMER_MODE_REL_PINNED_SOFT);
+
+	if (opt)
+		return pi_change(sch, opt, extack);
+	return 0;
+}
+
+static int pi_dump(struct Qdisc *sch, struct sk_buff *skb)
+{
+	struct pi_sched_data *q = qdisc_priv(sch);
+	struct nlattr *opts;
+
+	opts = nla_nest_start_noflag(skb, TCA_OPTIONS);
+	if (!opts)
+		goto nla_put_failure;
+
+	if (nla_put_u32(skb, TCA_PI_LIMIT, READ_ONCE(q->params.limit_pkts)) ||
+	    nla_put_u32(skb, TCA_PI_TARGET, READ_ONCE(q->params.target_pkts)) ||
+	    nla_put_u64_64bit(skb, TCA_PI_A, READ_ONCE(q->params.a_frac), TCA_PI_PAD) ||
+	    nla_put_u64_64bit(skb, TCA_PI_B, READ_ONCE(q->params.b_frac), TCA_PI_PAD) ||
+	    nla_put_u32(skb, TCA_PI_FREQ, READ_ONCE(q->params.freq_mhz)) ||
+	    nla_put_u32(skb, TCA_PI_ECN, READ_ONCE(q->params.ecn)))
+		goto nla_put_failure;
+
+	return nla_nest_end(skb, opts);
+
+nla_put_failure:
+	nla_nest_cancel(skb, opts);
+	return -EMSGSIZE;
+}
+
+static int pi_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
+{
+	struct pi_sched_data *q = qdisc_priv(sch);
+	struct tc_pi_xstats st = {
+		.prob		= READ_ONCE(q->vars.prob),
+		.qlen		= READ_ONCE(q->vars.qold_pkts),
+		.max_qlen	= READ_ONCE(q->stats.max_qlen_pkts),
+		.early_drops	= READ_ONCE(q->stats.early_drops),
+		.tail_drops	= READ_ONCE(q->stats.tail_drops),
+		.ecn_marks	= READ_ONCE(q->stats.ecn_marks),
+		.updates	= READ_ONCE(q->stats.updates),
+	};
+
+	return gnet_stats_copy_app(d, &st, sizeof(st));
+}
+
+static void pi_reset(struct Qdisc *sch)
+{
+	struct pi_sched_data *q = qdisc_priv(sch);
+
+	qdisc_reset_queue(sch);
+	pi_vars_init(&q->vars);
+}
+
+static void pi_destroy(struct Qdisc *sch)
+{
+	struct pi_sched_data *q = qdisc_priv(sch);
+
+	hrtimer_cancel(&q->timer);
+}
+
+static struct Qdisc_ops pi_qdisc_ops __read_mostly = {
+	.id		= "pi",
+	.priv_size	= sizeof(struct pi_sched_data),
+	.enqueue	= pi_qdisc_enqueue,
+	.dequeue	= qdisc_dequeue_head,
+	.peek		= qdisc_peek_head,
+	.init		= pi_init,
+	.destroy	= pi_destroy,
+	.reset		= pi_reset,
+	.change		= pi_change,
+	.dump		= pi_dump,
+	.dump_stats	= pi_dump_stats,
+	.owner		= THIS_MODULE,
+};
+MODULE_ALIAS_NET_SCH("pi");
+
+static int __init pi_module_init(void)
+{
+	return register_qdisc(&pi_qdisc_ops);
+}
+
+static void __exit pi_module_exit(void)
+{
+	unregister_qdisc(&pi_qdisc_ops);
+}
+
+module_init(pi_module_init);
+module_exit(pi_module_exit);
+
+MODULE_DESCRIPTION("Proportional-Integral (PI) AQM, Hollot et al. 2001");
+MODULE_AUTHOR("classic-aqm developers");
+MODULE_LICENSE("GPL");
