@@ -8,7 +8,7 @@
 # KDIR: kernel build tree; default the running kernel's, else the newest
 # Debian linux-headers-*-amd64.
 
-QDISCS     := $(patsubst tc-patches/q_%.c,%,$(wildcard tc-patches/q_*.c))
+QDISCS     ?= $(patsubst tc-patches/q_%.c,%,$(wildcard tc-patches/q_*.c))
 BUILD      := $(CURDIR)/build
 
 KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
@@ -40,7 +40,7 @@ modules:
 	@rsync -a --delete --exclude='*.o' --exclude='*.ko' --exclude='*.mod*' \
 		--exclude='.*.cmd' --exclude=Module.symvers --exclude=modules.order \
 		$(CURDIR)/kmod/ $(KMOD_OUT)/
-	$(MAKE) -C $(KDIR) M=$(KMOD_OUT) W=1 modules
+	$(MAKE) -C $(KDIR) M=$(KMOD_OUT) W=1 QDISCS="$(QDISCS)" modules
 
 plugins: $(TC_PLUGINS)
 

@@ -201,7 +201,6 @@ static int pi_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 	struct pi_sched_data *q = qdisc_priv(sch);
 	struct tc_pi_xstats st = {
 		.prob		= READ_ONCE(q->vars.prob),
-		.qlen		= READ_ONCE(q->vars.qold_pkts),
 		.max_qlen	= READ_ONCE(q->stats.max_qlen_pkts),
 		.early_drops	= READ_ONCE(q->stats.early_drops),
 		.tail_drops	= READ_ONCE(q->stats.tail_drops),

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "utils.h"
 #include "tc_util.h"
@@ -74,6 +75,98 @@ static inline int aqm_illegal(const char *kind, const char *arg,
 {
 	fprintf(stderr, "%s: Illegal \"%s\": %s\n", kind, arg, rule);
 	return -1;
+}
+
+/*
+ * A time in [min_us, max_us] microseconds, written as tc's get_time() reads
+ * it (a number with an optional s, ms or us suffix; no suffix means us),
+ * but range-checked before the conversion: get_time() converts any double
+ * to unsigned, so "freeze 1e12" or "-1s" would wrap silently.
+ */
+static inline int aqm_get_time_us(__u32 *us, const char *arg,
+				  __u32 min_us, __u32 max_us)
+{
+	static const struct {
+		const char *suffix;
+		double scale;
+	} units[] = {
+		{ "", 1 }, { "us", 1 }, { "usec", 1 }, { "usecs", 1 },
+		{ "ms", 1e3 }, { "msec", 1e3 }, { "msecs", 1e3 },
+		{ "s", 1e6 }, { "sec", 1e6 }, { "secs", 1e6 },
+	};
+	unsigned int i;
+	char *end;
+	double t;
+
+	if (!arg || !*arg)
+		return -1;
+	errno = 0;
+	t = strtod(arg, &end);
+	if (end == arg || errno == ERANGE || !isfinite(t))
+		return -1;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (strcasecmp(end, units[i].suffix) == 0)
+			break;
+	if (i == sizeof(units) / sizeof(units[0]))
+		return -1;
+	t = nearbyint(t * units[i].scale);
+	if (t < min_us || t > max_us)
+		return -1;
+	*us = (__u32)t;
+	return 0;
+}
+
+/*
+ * NEXT_ARG() for a keyword that takes a value: tc's own macro reports a
+ * missing value without naming the keyword.
+ */
+#define AQM_NEXT_ARG(kind)						\
+	do {								\
+		if (argc <= 1)						\
+			return aqm_illegal(kind, *argv, "needs a value");	\
+		argc--;							\
+		argv++;							\
+	} while (0)
+
+/*
+ * A rate as tc writes it (a number with a bit or Bps suffix, SI or IEC
+ * prefix; no suffix means bit/s) converted to bytes/s, range-checked before
+ * the conversion: get_rate64() casts any double, so "-1mbit" or "1e30bit"
+ * would wrap silently. The result is in [1, 2^64 - 1] bytes/s.
+ */
+static inline int aqm_get_rate_bps(__u64 *bytes_per_sec, const char *arg)
+{
+	static const struct {
+		const char *suffix;
+		double bits;
+	} units[] = {
+		{ "", 1 }, { "bit", 1 }, { "kbit", 1e3 }, { "mbit", 1e6 },
+		{ "gbit", 1e9 }, { "tbit", 1e12 }, { "kibit", 0x1p10 },
+		{ "mibit", 0x1p20 }, { "gibit", 0x1p30 }, { "tibit", 0x1p40 },
+		{ "bps", 8 }, { "kbps", 8e3 }, { "mbps", 8e6 }, { "gbps", 8e9 },
+		{ "tbps", 8e12 }, { "kibps", 0x1p13 }, { "mibps", 0x1p23 },
+		{ "gibps", 0x1p33 }, { "tibps", 0x1p43 },
+	};
+	unsigned int i;
+	char *end;
+	double r;
+
+	if (!arg || !*arg)
+		return -1;
+	errno = 0;
+	r = strtod(arg, &end);
+	if (end == arg || errno == ERANGE || !isfinite(r))
+		return -1;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (strcasecmp(end, units[i].suffix) == 0)
+			break;
+	if (i == sizeof(units) / sizeof(units[0]))
+		return -1;
+	r = nearbyint(r * units[i].bits / 8);
+	if (!(r >= 1 && r < 0x1p64))
+		return -1;
+	*bytes_per_sec = (__u64)r;
+	return 0;
 }
 
 #endif /* TC_AQM_UTIL_H */

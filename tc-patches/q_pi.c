@@ -26,31 +26,31 @@ static int pi_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 
 	while (argc > 0) {
 		if (strcmp(*argv, "limit") == 0) {
-			NEXT_ARG();
+			AQM_NEXT_ARG("pi");
 			if (get_u32(&limit, *argv, 0) || limit == 0)
 				return aqm_illegal("pi", "limit",
 						   "must be a packet count in [1, 4294967295]");
 			has_limit = true;
 		} else if (strcmp(*argv, "target") == 0) {
-			NEXT_ARG();
+			AQM_NEXT_ARG("pi");
 			if (get_u32(&target, *argv, 0))
 				return aqm_illegal("pi", "target",
 						   "must be a packet count in [0, 4294967295]");
 			has_target = true;
 		} else if (strcmp(*argv, "a") == 0) {
-			NEXT_ARG();
+			AQM_NEXT_ARG("pi");
 			if (aqm_get_frac64(&a, *argv))
 				return aqm_illegal("pi", "a", "must be a number in [0, 1)");
 			has_a = true;
 		} else if (strcmp(*argv, "b") == 0) {
-			NEXT_ARG();
+			AQM_NEXT_ARG("pi");
 			if (aqm_get_frac64(&b, *argv))
 				return aqm_illegal("pi", "b", "must be a number in [0, 1)");
 			has_b = true;
 		} else if (strcmp(*argv, "freq") == 0) {
 			double hz;
 
-			NEXT_ARG();
+			AQM_NEXT_ARG("pi");
 			if (aqm_get_double_range(&hz, *argv, 0.01, 100000))
 				return aqm_illegal("pi", "freq",
 						   "must be a frequency in Hz in [0.01, 100000]");
@@ -135,7 +135,6 @@ static int pi_print_xstats(struct qdisc_util *qu, FILE *f,
 	st = RTA_DATA(xstats);
 
 	print_float(PRINT_ANY, "prob", "  prob %g", aqm_prob_to_double(st->prob));
-	print_uint(PRINT_ANY, "qlen", " qlen %up", st->qlen);
 	print_uint(PRINT_ANY, "max_qlen", " max_qlen %up", st->max_qlen);
 	print_uint(PRINT_ANY, "updates", " updates %u", st->updates);
 	print_nl();

@@ -1,46 +1,70 @@
 # Shared by testbed/vm/run (--native) and testbed/vm/guest-run (in the VM):
 # load/unload the project's modules and check the kernel log for faults.
-# Sourced by bash; messages go to stderr prefixed "vm: ".
+# Sourced by bash; messages go to stderr prefixed "vm: ". Uses few external
+# commands on purpose: under TCG each one costs ~0.1 s to start.
 
 # Kernel log lines that mean something went wrong in the kernel.
 KLOG_BAD='Oops|BUG:|kernel BUG at|WARNING:|KASAN|UBSAN|RCU stall|rcu_sched self-detected stall|rcu: INFO|self-detected stall|unregister_netdevice: waiting|general protection fault|Call Trace|blocked for more than|soft lockup|hard LOCKUP|Kernel panic'
-# Matches of KLOG_BAD that are not faults: CPU vulnerability advisories
-# ("Spectre V2 : WARNING: Unprivileged eBPF is enabled ... data leaks possible").
-# The taint notes for our unsigned out-of-tree modules ("loading out-of-tree
-# module taints kernel", "module verification failed") are expected and do not
-# match KLOG_BAD in the first place.
-KLOG_IGNORE='WARNING: .*(data leaks possible|vulnerable)'
+# Matches of KLOG_BAD that are not faults: CPU vulnerability advisories such
+# as "Speculative Return Stack Overflow: WARNING: See https://..." or
+# "Spectre V2 : WARNING: Unprivileged eBPF is enabled ... data leaks possible"
+# (real warnings start with "WARNING:"). The taint notes for our unsigned
+# out-of-tree modules ("loading out-of-tree module taints kernel", "module
+# verification failed: ...") are expected and do not match KLOG_BAD anyway.
+KLOG_IGNORE='(Spectre|RETBleed|Speculative|MDS|TAA|MMIO|SRBDS|GDS|L1TF|RFDS|ITS|BHI|VMSCAPE|Transient|Register File)[^:]*: +WARNING:|WARNING: .*data leaks? possible'
 
+KLOG_MARK=      # last kernel log line already checked
+KLOG_LINES=()
 LOADED_MODULES=()
 
-# Print the last kernel log line: klog_new_lines prints what came after it.
+# Read the kernel log into the array KLOG_LINES. (A command substitution, not
+# a process substitution: a bash 5.2 PID 1 once segfaulted around one.)
+klog_read() {
+	local log
+	log=$(dmesg) || return 1
+	KLOG_LINES=()
+	[[ -z $log ]] || mapfile -t KLOG_LINES <<<"$log"
+}
+
 klog_mark() {
-	dmesg | tail -n 1
+	klog_read
+	((${#KLOG_LINES[@]} == 0)) || KLOG_MARK=${KLOG_LINES[-1]}
 }
 
-# Kernel log lines after MARK (all of them if MARK scrolled out of the buffer).
-klog_new_lines() {
-	local mark=$1
-	dmesg | awk -v mark="$mark" '
-		{ lines[NR] = $0; if ($0 == mark) start = NR }
-		END { for (i = start + 1; i <= NR; i++) print lines[i] }'
-}
-
-# Fail (and show the log section) if the kernel complained since MARK.
-# WHEN says what was running, for the report.
+# Fail, showing the log section, if the kernel complained since the mark
+# (since boot if the mark scrolled out of the log buffer). Moves the mark.
+# WHEN says what was going on, for the report.
 klog_check() {
-	local mark=$1 when=$2 new
-	new=$(klog_new_lines "$mark" | grep -Ev "$KLOG_IGNORE" || true)
-	grep -Eq "$KLOG_BAD" <<<"$new" || return 0
+	local when=$1 i n start=0 first=-1 last=-1 end
+	if ! klog_read; then
+		echo "vm: cannot read the kernel log (dmesg)" >&2
+		return 1
+	fi
+	n=${#KLOG_LINES[@]}
+	for ((i = n - 1; i >= 0; i--)); do
+		[[ ${KLOG_LINES[i]} == "$KLOG_MARK" ]] && start=$((i + 1)) && break
+	done
+	((n == 0)) || KLOG_MARK=${KLOG_LINES[-1]}
+	for ((i = start; i < n; i++)); do
+		if [[ ${KLOG_LINES[i]} =~ $KLOG_BAD && ! ${KLOG_LINES[i]} =~ $KLOG_IGNORE ]]; then
+			((first >= 0)) || first=$i
+			last=$i
+		fi
+	done
+	((first >= 0)) || return 0
 	echo "vm: KERNEL PROBLEM in the kernel log $when:" >&2
-	grep -E -B 3 -A 40 "$KLOG_BAD" <<<"$new" | sed 's/^/vm: dmesg| /' >&2
+	first=$((first - 3 < start ? start : first - 3))
+	end=$((last + 40 < n ? last + 40 : n - 1))
+	for ((i = first; i <= end; i++)); do
+		echo "vm: dmesg| ${KLOG_LINES[i]}" >&2
+	done
 	return 1
 }
 
 # insmod every *.ko in DIR. Modules that need another project module are
 # retried after the others, so no load order has to be written down.
 kmod_load() {
-	local dir=$1 pending=() failed progress ko
+	local dir=$1 pending failed progress ko
 	shopt -s nullglob
 	pending=("$dir"/*.ko)
 	shopt -u nullglob
@@ -52,15 +76,15 @@ kmod_load() {
 		failed=() progress=0
 		for ko in "${pending[@]}"; do
 			if insmod "$ko" 2>/dev/null; then
-				LOADED_MODULES+=("$(basename "$ko" .ko)") progress=1
+				ko=${ko##*/}
+				LOADED_MODULES+=("${ko%.ko}") progress=1
 			else
 				failed+=("$ko")
 			fi
 		done
 		if ((!progress)); then
 			for ko in "${failed[@]}"; do
-				echo "vm: insmod $ko failed:" >&2
-				insmod "$ko" 2>&1 | sed 's/^/vm:   /' >&2
+				echo "vm: insmod $ko failed: $(insmod "$ko" 2>&1)" >&2
 			done
 			return 1
 		fi
@@ -70,21 +94,20 @@ kmod_load() {
 }
 
 # rmmod what kmod_load loaded, newest first, to prove unloading works.
-# Network namespaces the command left behind are deleted first; their
-# teardown is asynchronous, so rmmod is retried for a few seconds.
+# Namespace teardown is asynchronous and may still hold a qdisc of ours,
+# so rmmod is retried for a few seconds.
 kmod_unload() {
 	local i mod try rc=0
 	((${#LOADED_MODULES[@]})) || return 0
-	ip -all netns delete 2>/dev/null || true
 	for ((i = ${#LOADED_MODULES[@]} - 1; i >= 0; i--)); do
 		mod=${LOADED_MODULES[i]}
 		for try in 1 2 3 4 5 6 7 8 9 10; do
 			rmmod "$mod" 2>/dev/null && continue 2
 			sleep 0.5
 		done
-		echo "vm: rmmod $mod failed:" >&2
-		rmmod "$mod" 2>&1 | sed 's/^/vm:   /' >&2
+		echo "vm: rmmod $mod failed: $(rmmod "$mod" 2>&1)" >&2
 		rc=1
 	done
+	LOADED_MODULES=()
 	return $rc
 }

@@ -10,6 +10,9 @@
  *  - probabilities reported in xstats: __u64 with 1.0 = TC_AQM_PROB_ONE;
  *  - gains and weights in (0, 1): __u64 fractions, value = field / 2^64;
  *  - times: microseconds (__u32) unless a name says otherwise.
+ *
+ * tc -j prints xstats beside its own counters: their names must not clash
+ * with qlen, backlog, drops, packets, bytes, overlimits or requeues.
  */
 #ifndef _UAPI_LINUX_PKT_SCHED_AQM_H
 #define _UAPI_LINUX_PKT_SCHED_AQM_H
@@ -36,7 +39,6 @@ enum {
 
 struct tc_pi_xstats {
 	__u64 prob;		/* drop/mark probability, 1.0 = TC_AQM_PROB_ONE */
-	__u32 qlen;		/* packets queued at the last update */
 	__u32 max_qlen;		/* largest queue seen, packets */
 	__u32 early_drops;	/* dropped by the controller */
 	__u32 tail_drops;	/* dropped because the queue was full */
@@ -45,9 +47,110 @@ struct tc_pi_xstats {
 };
 
 /* REM: Athuraliya, Low, Li, Yin, IEEE Network 2001 (section owned by sch_rem) */
+enum {
+	TCA_REM_UNSPEC,
+	TCA_REM_PAD,
+	TCA_REM_LIMIT,		/* u32, packets */
+	TCA_REM_TARGET,		/* u32, packets (b), below limit */
+	TCA_REM_GAMMA,		/* u64, gamma in (0, 1) as a fraction of 2^64 */
+	TCA_REM_PHI,		/* u64, phi - 1 as a fraction of 2^64, >= 2^40 */
+	TCA_REM_ALPHA,		/* u64, alpha in (0, 1) as a fraction of 2^64 */
+	TCA_REM_INTERVAL,	/* u32, update interval in microseconds */
+	TCA_REM_INW,		/* u64, inw in (0, 1], 1.0 = TC_AQM_PROB_ONE */
+	TCA_REM_BANDWIDTH,	/* u64, link rate in bytes/s; 0 = estimate */
+	TCA_REM_ECN,		/* u32, 0 or 1 */
+	__TCA_REM_MAX
+};
+
+#define TCA_REM_MAX (__TCA_REM_MAX - 1)
+
+/* where the capacity c of the price update comes from */
+enum {
+	TC_REM_CAPACITY_FIXED,		/* from TCA_REM_BANDWIDTH */
+	TC_REM_CAPACITY_ESTIMATED,	/* from the dequeue-rate estimate */
+	TC_REM_CAPACITY_PENDING,	/* no estimate yet: c = x */
+};
+
+struct tc_rem_xstats {
+	__u64 price;		/* link price, Q32.32 (value / 2^32) */
+	__u64 prob;		/* drop/mark probability, 1.0 = TC_AQM_PROB_ONE */
+	__u64 arrivals;		/* x: smoothed arrivals per interval, Q32.32 packets */
+	__u64 capacity;		/* c at the last update, per interval, Q32.32 packets */
+	__u64 rate_estimate;	/* dequeue rate while backlogged, Q48.16 packets/s */
+	__u32 capacity_mode;	/* TC_REM_CAPACITY_* */
+	__u32 interval;		/* update interval, microseconds */
+	__u32 max_qlen;		/* largest queue seen, packets */
+	__u32 early_drops;	/* dropped by the controller */
+	__u32 tail_drops;	/* dropped because the queue was full */
+	__u32 ecn_marks;	/* CE-marked instead of dropped */
+	__u32 updates;		/* price updates so far */
+	__u32 pad;
+};
 
 /* BLUE: Feng, Kandlur, Saha, Shin (section owned by sch_blue) */
+enum {
+	TCA_BLUE_UNSPEC,
+	TCA_BLUE_PAD,
+	TCA_BLUE_LIMIT,		/* u32, packets */
+	TCA_BLUE_INCREMENT,	/* u64, d1 in (0, 1], 1.0 = TC_AQM_PROB_ONE */
+	TCA_BLUE_DECREMENT,	/* u64, d2 in (0, 1], 1.0 = TC_AQM_PROB_ONE */
+	TCA_BLUE_FREEZE,	/* u32, freeze_time in microseconds */
+	TCA_BLUE_THRESHOLD,	/* u32, packets (L), at most limit */
+	TCA_BLUE_ECN,		/* u32, 0 or 1 */
+	__TCA_BLUE_MAX
+};
+
+#define TCA_BLUE_MAX (__TCA_BLUE_MAX - 1)
+
+struct tc_blue_xstats {
+	__u64 prob;		/* marking probability pm, 1.0 = TC_AQM_PROB_ONE */
+	__u32 max_qlen;		/* largest queue seen, packets */
+	__u32 increments;	/* times pm rose */
+	__u32 decrements;	/* times pm fell */
+	__u32 early_drops;	/* dropped with probability pm */
+	__u32 tail_drops;	/* dropped because the queue was full */
+	__u32 ecn_marks;	/* CE-marked instead of dropped */
+};
 
 /* ARED: RED, gentle RED and Adaptive RED (section owned by sch_ared) */
+enum {
+	TCA_ARED_UNSPEC,
+	TCA_ARED_PAD,
+	TCA_ARED_LIMIT,		/* u32, packets */
+	TCA_ARED_MIN_THRESH,	/* u32, packets (th_min); 0 = automatic */
+	TCA_ARED_MAX_THRESH,	/* u32, packets (th_max); 0 = automatic */
+	TCA_ARED_MAXP,		/* u64, max_p in (0, 1], 1.0 = TC_AQM_PROB_ONE */
+	TCA_ARED_WEIGHT,	/* u64, w_q as a fraction of 2^64; 0 = automatic */
+	TCA_ARED_BANDWIDTH,	/* u64, link rate in bytes/s; 0 = estimate */
+	TCA_ARED_AVPKT,		/* u32, mean packet size in bytes; 0 = device's */
+	TCA_ARED_INTERVAL,	/* u32, adaptive interval in microseconds */
+	TCA_ARED_TARGET_LOW,	/* u64, target band bottom, fraction of 2^64 of max - min */
+	TCA_ARED_TARGET_HIGH,	/* u64, target band top, fraction of 2^64 of max - min */
+	TCA_ARED_GENTLE,	/* u32, 0 or 1 */
+	TCA_ARED_WAIT,		/* u32, 0 or 1 (ns-2 wait_) */
+	TCA_ARED_ADAPTIVE,	/* u32, 0 or 1 */
+	TCA_ARED_ECN,		/* u32, 0 or 1 */
+	TCA_ARED_HARDDROP,	/* u32, 0 or 1 */
+	TCA_ARED_BYTEMODE,	/* u32, 0 or 1 (ns-2 bytes_) */
+	__TCA_ARED_MAX
+};
+
+#define TCA_ARED_MAX (__TCA_ARED_MAX - 1)
+
+struct tc_ared_xstats {
+	__u64 avg;		/* average queue, packets in Q32.32 (2^-32 packets) */
+	__u64 cur_maxp;		/* max_p in effect, 1.0 = TC_AQM_PROB_ONE */
+	__u64 prob;		/* p_b at the last arrival, 1.0 = TC_AQM_PROB_ONE */
+	__u64 weight;		/* w_q in effect, fraction of 2^64 */
+	__u64 rate;		/* link rate in effect, bytes/s */
+	__u32 min;		/* th_min in effect, packets */
+	__u32 max;		/* th_max in effect, packets */
+	__u32 max_qlen;		/* largest queue seen, packets */
+	__u32 early_drops;	/* probabilistic drops */
+	__u32 forced_drops;	/* dropped because avg >= max (2 max if gentle) */
+	__u32 tail_drops;	/* dropped because the queue was full */
+	__u32 ecn_marks;	/* CE-marked instead of dropped */
+	__u32 maxp_updates;	/* adaptive steps that changed max_p */
+};
 
 #endif /* _UAPI_LINUX_PKT_SCHED_AQM_H */

@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * BLUE AQM qdisc: the single-queue BLUE of Feng, Kandlur, Saha and Shin
+ * (CSE-TR-387-99, 1999; IEEE/ACM ToN 2002). The algorithm lives in
+ * core/blue.h; this file is the qdisc around it.
+ *
+ * BLUE needs no timer: pm moves only on events. Arrivals report losses,
+ * the queue above threshold and, when the queue is empty, link idle; a
+ * dequeue or peek that finds the queue empty reports link idle too (the
+ * choice is explained in core/blue.h). The freeze rule reads the monotonic
+ * clock, and only when an event happens.
+ */
+
+#include <linux/module.h>
+#include <linux/types.h>
+#include <linux/kernel.h>
+#include <linux/errno.h>
+#include <linux/skbuff.h>
+#include <linux/ktime.h>
+#include <linux/timekeeping.h>
+#include <net/netlink.h>
+#include <net/pkt_sched.h>
+#include <net/inet_ecn.h>
+
+#include "aqm_compat.h"
+#include "uapi/linux/pkt_sched_aqm.h"
+#include "core/blue.h"
+
+struct blue_sched_data {
+	struct blue_params params;
+	struct blue_vars vars;
+	struct blue_stats stats;
+};
+
+/* not const: 6.1 netlink.h takes a non-const pointer */
+static struct netlink_range_validation blue_step_range = {
+	.min = 1,
+	.max = BLUE_PROB_ONE,
+};
+
+static struct netlink_range_validation blue_freeze_range = {
+	.min = BLUE_FREEZE_MIN_US,
+	.max = BLUE_FREEZE_MAX_US,
+};
+
+static const struct nla_policy blue_policy[TCA_BLUE_MAX + 1] = {
+	[TCA_BLUE_LIMIT]	= NLA_POLICY_MIN(NLA_U32, 1),
+	[TCA_BLUE_INCREMENT]	= NLA_POLICY_FULL_RANGE(NLA_U64, &blue_step_range),
+	[TCA_BLUE_DECREMENT]	= NLA_POLICY_FULL_RANGE(NLA_U64, &blue_step_range),
+	[TCA_BLUE_FREEZE]	= NLA_POLICY_FULL_RANGE(NLA_U32, &blue_freeze_range),
+	[TCA_BLUE_THRESHOLD]	= NLA_POLICY_MIN(NLA_U32, 1),
+	[TCA_BLUE_ECN]		= NLA_POLICY_MAX(NLA_U32, 1),
+};
+
+/* Apply an event to pm and count what it did; caller holds the root lock */
+static void blue_note_event(struct blue_sched_data *q, enum blue_event event)
+{
+	int moved;
+
+	if (event == BLUE_EVENT_NONE)
+		return;
+	moved = blue_apply_event(&q->params, &q->vars, event, ktime_get_ns());
+	if (moved > 0)
+		WRITE_ONCE(q->stats.increments, q->stats.increments + 1);
+	else if (moved < 0)
+		WRITE_ONCE(q->stats.decrements, q->stats.decrements + 1);
+}
+
+static int blue_qdisc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
+			      struct sk_buff **to_free)
+{
+	struct blue_sched_data *q = qdisc_priv(sch);
+	u32 qlen = sch->q.qlen;
+
+	blue_note_event(q, blue_arrival_event(&q->params, &q->vars, qlen));
+
+	if (unlikely(qlen >= q->params.limit_pkts)) {
+		WRITE_ONCE(q->stats.tail_drops, q->stats.tail_drops + 1);
+		return qdisc_drop(skb, sch, to_free);
+	}
+
+	if (blue_should_drop(&q->vars, aqm_random_u32())) {
+		if (!q->params.ecn || !INET_ECN_set_ce(skb)) {
+			WRITE_ONCE(q->stats.early_drops, q->stats.early_drops + 1);
+			return qdisc_drop(skb, sch, to_free);
+		}
+		WRITE_ONCE(q->stats.ecn_marks, q->stats.ecn_marks + 1);
+	}
+
+	if (qlen + 1 > q->stats.max_qlen_pkts)
+		WRITE_ONCE(q->stats.max_qlen_pkts, qlen + 1);
+	return qdisc_enqueue_tail(skb, sch);
+}
+
+static struct sk_buff *blue_qdisc_dequeue(struct Qdisc *sch)
+{
+	struct blue_sched_data *q = qdisc_priv(sch);
+	struct sk_buff *skb = qdisc_dequeue_head(sch);
+
+	if (!skb)
+		blue_note_event(q, blue_link_idle(&q->vars));
+	return skb;
+}
+
+/* tbf and other shapers peek before they dequeue: an empty peek is idle */
+static struct sk_buff *blue_qdisc_peek(struct Qdisc *sch)
+{
+	struct blue_sched_data *q = qdisc_priv(sch);
+	struct sk_buff *skb = qdisc_peek_head(sch);
+
+	if (!skb)
+		blue_note_event(q, blue_link_idle(&q->vars));
+	return skb;
+}
+
+static int blue_change(struct Qdisc *sch, struct nlattr *opt,
+		       struct netlink_ext_ack *extack)
+{
+	struct blue_sched_data *q = qdisc_priv(sch);
+	struct nlattr *tb[TCA_BLUE_MAX + 1];
+	unsigned int dropped_pkts = 0, dropped_bytes = 0;
+	struct blue_params params;
+	int err;
+
+	err = nla_parse_nested(tb, TCA_BLUE_MAX, opt, blue_policy, extack);
+	if (err < 0)
+		return err;
+
+	params = q->params;
+	if (tb[TCA_BLUE_LIMIT])
+		params.limit_pkts = nla_get_u32(tb[TCA_BLUE_LIMIT]);
+	if (tb[TCA_BLUE_INCREMENT])
+		params.increment = nla_get_u64(tb[TCA_BLUE_INCREMENT]);
+	if (tb[TCA_BLUE_DECREMENT])
+		params.decrement = nla_get_u64(tb[TCA_BLUE_DECREMENT]);
+	if (tb[TCA_BLUE_FREEZE])
+		params.freeze_us = nla_get_u32(tb[TCA_BLUE_FREEZE]);
+	if (tb[TCA_BLUE_THRESHOLD])
+		params.threshold_pkts = nla_get_u32(tb[TCA_BLUE_THRESHOLD]);
+	if (tb[TCA_BLUE_ECN])
+		params.ecn = nla_get_u32(tb[TCA_BLUE_ECN]);
+
+	/* an unset threshold (0) follows the limit */
+	if (params.threshold_pkts > params.limit_pkts) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_BLUE_THRESHOLD] ?: tb[TCA_BLUE_LIMIT],
+				    "threshold must not exceed limit");
+		return -EINVAL;
+	}
+
+	sch_tree_lock(sch);
+	q->params = params;
+	WRITE_ONCE(sch->limit, params.limit_pkts);
+
+	while (sch->q.qlen > params.limit_pkts) {
+		struct sk_buff *skb = aqm_dequeue_for_trim(sch);
+
+		if (!skb)
+			break;
+		dropped_pkts++;
+		dropped_bytes += qdisc_pkt_len(skb);
+		rtnl_qdisc_drop(skb, sch);
+	}
+	qdisc_tree_reduce_backlog(sch, dropped_pkts, dropped_bytes);
+
+	sch_tree_unlock(sch);
+	return 0;
+}
+
+static int blue_init(struct Qdisc *sch, struct nlattr *opt,
+		     struct netlink_ext_ack *extack)
+{
+	struct blue_sched_data *q = qdisc_priv(sch);
+
+	blue_params_init(&q->params);
+	blue_vars_init(&q->vars);
+	sch->limit = q->params.limit_pkts;
+
+	if (opt)
+		return blue_change(sch, opt, extack);
+	return 0;
+}
+
+static int blue_dump(struct Qdisc *sch, struct sk_buff *skb)
+{
+	struct blue_sched_data *q = qdisc_priv(sch);
+	u32 limit = READ_ONCE(q->params.limit_pkts);
+	u32 threshold = READ_ONCE(q->params.threshold_pkts);
+	struct nlattr *opts;
+
+	opts = nla_nest_start_noflag(skb, TCA_OPTIONS);
+	if (!opts)
+		goto nla_put_failure;
+
+	if (nla_put_u32(skb, TCA_BLUE_LIMIT, limit) ||
+	    nla_put_u64_64bit(skb, TCA_BLUE_INCREMENT, READ_ONCE(q->params.increment),
+			      TCA_BLUE_PAD) ||
+	    nla_put_u64_64bit(skb, TCA_BLUE_DECREMENT, READ_ONCE(q->params.decrement),
+			      TCA_BLUE_PAD) ||
+	    nla_put_u32(skb, TCA_BLUE_FREEZE, READ_ONCE(q->params.freeze_us)) ||
+	    nla_put_u32(skb, TCA_BLUE_THRESHOLD, threshold ? threshold : limit) ||
+	    nla_put_u32(skb, TCA_BLUE_ECN, READ_ONCE(q->params.ecn)))
+		goto nla_put_failure;
+
+	return nla_nest_end(skb, opts);
+
+nla_put_failure:
+	nla_nest_cancel(skb, opts);
+	return -EMSGSIZE;
+}
+
+static int blue_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
+{
+	struct blue_sched_data *q = qdisc_priv(sch);
+	struct tc_blue_xstats st = {
+		.prob		= READ_ONCE(q->vars.prob),
+		.max_qlen	= READ_ONCE(q->stats.max_qlen_pkts),
+		.increments	= READ_ONCE(q->stats.increments),
+		.decrements	= READ_ONCE(q->stats.decrements),
+		.early_drops	= READ_ONCE(q->stats.early_drops),
+		.tail_drops	= READ_ONCE(q->stats.tail_drops),
+		.ecn_marks	= READ_ONCE(q->stats.ecn_marks),
+	};
+
+	return gnet_stats_copy_app(d, &st, sizeof(st));
+}
+
+static void blue_reset(struct Qdisc *sch)
+{
+	struct blue_sched_data *q = qdisc_priv(sch);
+
+	qdisc_reset_queue(sch);
+	blue_vars_init(&q->vars);
+}
+
+static struct Qdisc_ops blue_qdisc_ops __read_mostly = {
+	.id		= "blue",
+	.priv_size	= sizeof(struct blue_sched_data),
+	.enqueue	= blue_qdisc_enqueue,
+	.dequeue	= blue_qdisc_dequeue,
+	.peek		= blue_qdisc_peek,
+	.init		= blue_init,
+	.reset		= blue_reset,
+	.change		= blue_change,
+	.dump		= blue_dump,
+	.dump_stats	= blue_dump_stats,
+	.owner		= THIS_MODULE,
+};
+MODULE_ALIAS_NET_SCH("blue");
+
+static int __init blue_module_init(void)
+{
+	return register_qdisc(&blue_qdisc_ops);
+}
+
+static void __exit blue_module_exit(void)
+{
+	unregister_qdisc(&blue_qdisc_ops);
+}
+
+module_init(blue_module_init);
+module_exit(blue_module_exit);
+
+MODULE_DESCRIPTION("BLUE AQM, Feng, Kandlur, Saha, Shin 1999");
+MODULE_AUTHOR("classic-aqm developers");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,327 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * REM AQM qdisc: Random Exponential Marking of Athuraliya, Low, Li and Yin
+ * (IEEE Network 2001), with the update rule of ns-2's REM queue. The price
+ * update and the fixed-point exponential live in core/rem.h; this file is
+ * the qdisc around them.
+ *
+ * The capacity c of the update is fixed by "bandwidth" (turned into packets
+ * of the device's MTU plus link header, as htb and tbf count them), or else
+ * estimated from the rate at which the parent or the device dequeues while
+ * the queue is backlogged, so that REM works as a leaf under a shaper or on
+ * a NIC whose rate it is not told.
+ */
+
+#include <linux/module.h>
+#include <linux/types.h>
+#include <linux/kernel.h>
+#include <linux/errno.h>
+#include <linux/skbuff.h>
+#include <linux/hrtimer.h>
+#include <linux/timekeeping.h>
+#include <net/netlink.h>
+#include <net/pkt_sched.h>
+#include <net/inet_ecn.h>
+
+#include "aqm_compat.h"
+#include "uapi/linux/pkt_sched_aqm.h"
+#include "core/rem.h"
+
+struct rem_sched_data {
+	struct rem_params params;
+	struct rem_vars vars;
+	struct rem_stats stats;
+	struct hrtimer timer;
+	bool timer_idle;	/* stopped on an idle, settled queue */
+	struct Qdisc *sch;
+};
+
+/* not const: 6.1 netlink.h takes non-const pointers */
+static struct netlink_range_validation rem_interval_range = {
+	.min = REM_INTERVAL_MIN_US,
+	.max = REM_INTERVAL_MAX_US,
+};
+
+static struct netlink_range_validation rem_phi_range = {
+	.min = REM_PHI_MIN_FRAC,
+	.max = U64_MAX,
+};
+
+static struct netlink_range_validation rem_inw_range = {
+	.min = 1,
+	.max = REM_WEIGHT_ONE,
+};
+
+static const struct nla_policy rem_policy[TCA_REM_MAX + 1] = {
+	[TCA_REM_LIMIT]		= NLA_POLICY_MIN(NLA_U32, 1),
+	[TCA_REM_TARGET]	= { .type = NLA_U32 },
+	[TCA_REM_GAMMA]		= NLA_POLICY_MIN(NLA_U64, 1),
+	[TCA_REM_PHI]		= NLA_POLICY_FULL_RANGE(NLA_U64, &rem_phi_range),
+	[TCA_REM_ALPHA]		= NLA_POLICY_MIN(NLA_U64, 1),
+	[TCA_REM_INTERVAL]	= NLA_POLICY_FULL_RANGE(NLA_U32, &rem_interval_range),
+	[TCA_REM_INW]		= NLA_POLICY_FULL_RANGE(NLA_U64, &rem_inw_range),
+	[TCA_REM_BANDWIDTH]	= { .type = NLA_U64 },
+	[TCA_REM_ECN]		= NLA_POLICY_MAX(NLA_U32, 1),
+};
+
+static void rem_timer_start(struct rem_sched_data *q)
+{
+	hrtimer_start(&q->timer, ns_to_ktime(rem_update_period_ns(&q->params)),
+		      HRTIMER_MODE_REL_PINNED_SOFT);
+}
+
+static int rem_qdisc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
+			     struct sk_buff **to_free)
+{
+	struct rem_sched_data *q = qdisc_priv(sch);
+	u32 qlen = sch->q.qlen;
+
+	if (unlikely(q->timer_idle)) {
+		q->timer_idle = false;
+		rem_timer_start(q);
+	}
+
+	/* x counts every arrival, also those dropped below (as ns-2) */
+	rem_arrival(&q->vars);
+
+	if (unlikely(qlen >= q->params.limit_pkts)) {
+		WRITE_ONCE(q->stats.tail_drops, q->stats.tail_drops + 1);
+		return qdisc_drop(skb, sch, to_free);
+	}
+
+	if (rem_should_drop(&q->vars, aqm_random_u32())) {
+		if (!q->params.ecn || !INET_ECN_set_ce(skb)) {
+			WRITE_ONCE(q->stats.early_drops, q->stats.early_drops + 1);
+			return qdisc_drop(skb, sch, to_free);
+		}
+		WRITE_ONCE(q->stats.ecn_marks, q->stats.ecn_marks + 1);
+	}
+
+	if (qlen + 1 > q->stats.max_qlen_pkts)
+		WRITE_ONCE(q->stats.max_qlen_pkts, qlen + 1);
+	return qdisc_enqueue_tail(skb, sch);
+}
+
+static struct sk_buff *rem_qdisc_dequeue(struct Qdisc *sch)
+{
+	struct rem_sched_data *q = qdisc_priv(sch);
+	struct sk_buff *skb = qdisc_dequeue_head(sch);
+
+	if (skb)
+		rem_dequeued(&q->params, &q->vars, sch->q.qlen, ktime_get_ns());
+	return skb;
+}
+
+static enum hrtimer_restart rem_timer(struct hrtimer *timer)
+{
+	struct rem_sched_data *q = container_of(timer, struct rem_sched_data, timer);
+	struct Qdisc *sch = q->sch;
+	spinlock_t *root_lock;	/* the root qdisc lock, guards vars */
+	bool busy;
+
+	rcu_read_lock();
+	root_lock = qdisc_lock(qdisc_root_sleeping(sch));
+	spin_lock(root_lock);
+
+	busy = rem_update(&q->params, &q->vars, sch->q.qlen);
+	WRITE_ONCE(q->stats.updates, q->stats.updates + 1);
+	if (busy)
+		hrtimer_forward_now(timer, ns_to_ktime(rem_update_period_ns(&q->params)));
+	else
+		q->timer_idle = true;	/* the next enqueue restarts it */
+
+	spin_unlock(root_lock);
+	rcu_read_unlock();
+	return busy ? HRTIMER_RESTART : HRTIMER_NORESTART;
+}
+
+static int rem_change(struct Qdisc *sch, struct nlattr *opt,
+		      struct netlink_ext_ack *extack)
+{
+	struct rem_sched_data *q = qdisc_priv(sch);
+	struct nlattr *tb[TCA_REM_MAX + 1];
+	unsigned int dropped_pkts = 0, dropped_bytes = 0;
+	struct rem_params params;
+	int err;
+
+	err = nla_parse_nested(tb, TCA_REM_MAX, opt, rem_policy, extack);
+	if (err < 0)
+		return err;
+
+	params = q->params;
+	if (tb[TCA_REM_LIMIT])
+		params.limit_pkts = nla_get_u32(tb[TCA_REM_LIMIT]);
+	if (tb[TCA_REM_TARGET])
+		params.target_pkts = nla_get_u32(tb[TCA_REM_TARGET]);
+	if (tb[TCA_REM_GAMMA])
+		params.gamma_frac = nla_get_u64(tb[TCA_REM_GAMMA]);
+	if (tb[TCA_REM_PHI])
+		params.phi_frac = nla_get_u64(tb[TCA_REM_PHI]);
+	if (tb[TCA_REM_ALPHA])
+		params.alpha_frac = nla_get_u64(tb[TCA_REM_ALPHA]);
+	if (tb[TCA_REM_INTERVAL])
+		params.interval_us = nla_get_u32(tb[TCA_REM_INTERVAL]);
+	if (tb[TCA_REM_INW])
+		params.inw_q62 = nla_get_u64(tb[TCA_REM_INW]);
+	if (tb[TCA_REM_BANDWIDTH])
+		params.bandwidth_bps = nla_get_u64(tb[TCA_REM_BANDWIDTH]);
+	if (tb[TCA_REM_ECN])
+		params.ecn = nla_get_u32(tb[TCA_REM_ECN]);
+
+	if (params.target_pkts >= params.limit_pkts) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_REM_TARGET] ?: tb[TCA_REM_LIMIT],
+				    "target must be below limit");
+		return -EINVAL;
+	}
+
+	/* one packet on the wire, as a shaper above us counts it */
+	params.pkt_bytes = max_t(u32, psched_mtu(qdisc_dev(sch)), 1);
+	rem_params_derive(&params);
+
+	sch_tree_lock(sch);
+	q->params = params;
+	WRITE_ONCE(sch->limit, params.limit_pkts);
+
+	while (sch->q.qlen > params.limit_pkts) {
+		struct sk_buff *skb = aqm_dequeue_for_trim(sch);
+
+		if (!skb)
+			break;
+		dropped_pkts++;
+		dropped_bytes += qdisc_pkt_len(skb);
+		rtnl_qdisc_drop(skb, sch);
+	}
+	qdisc_tree_reduce_backlog(sch, dropped_pkts, dropped_bytes);
+
+	sch_tree_unlock(sch);
+	return 0;
+}
+
+static int rem_init(struct Qdisc *sch, struct nlattr *opt,
+		    struct netlink_ext_ack *extack)
+{
+	struct rem_sched_data *q = qdisc_priv(sch);
+
+	q->sch = sch;
+	rem_params_init(&q->params, max_t(u32, psched_mtu(qdisc_dev(sch)), 1));
+	rem_vars_init(&q->vars);
+	sch->limit = q->params.limit_pkts;
+	/* the first enqueue starts the controller */
+	q->timer_idle = true;
+	aqm_hrtimer_setup(&q->timer, rem_timer, CLOCK_MONOTONIC,
+			  HRTIMER_MODE_REL_PINNED_SOFT);
+
+	if (opt)
+		return rem_change(sch, opt, extack);
+	return 0;
+}
+
+static int rem_dump(struct Qdisc *sch, struct sk_buff *skb)
+{
+	struct rem_sched_data *q = qdisc_priv(sch);
+	struct nlattr *opts;
+
+	opts = nla_nest_start_noflag(skb, TCA_OPTIONS);
+	if (!opts)
+		goto nla_put_failure;
+
+	if (nla_put_u32(skb, TCA_REM_LIMIT, READ_ONCE(q->params.limit_pkts)) ||
+	    nla_put_u32(skb, TCA_REM_TARGET, READ_ONCE(q->params.target_pkts)) ||
+	    nla_put_u64_64bit(skb, TCA_REM_GAMMA, READ_ONCE(q->params.gamma_frac),
+			      TCA_REM_PAD) ||
+	    nla_put_u64_64bit(skb, TCA_REM_PHI, READ_ONCE(q->params.phi_frac),
+			      TCA_REM_PAD) ||
+	    nla_put_u64_64bit(skb, TCA_REM_ALPHA, READ_ONCE(q->params.alpha_frac),
+			      TCA_REM_PAD) ||
+	    nla_put_u32(skb, TCA_REM_INTERVAL, READ_ONCE(q->params.interval_us)) ||
+	    nla_put_u64_64bit(skb, TCA_REM_INW, READ_ONCE(q->params.inw_q62),
+			      TCA_REM_PAD) ||
+	    nla_put_u64_64bit(skb, TCA_REM_BANDWIDTH, READ_ONCE(q->params.bandwidth_bps),
+			      TCA_REM_PAD) ||
+	    nla_put_u32(skb, TCA_REM_ECN, READ_ONCE(q->params.ecn)))
+		goto nla_put_failure;
+
+	return nla_nest_end(skb, opts);
+
+nla_put_failure:
+	nla_nest_cancel(skb, opts);
+	return -EMSGSIZE;
+}
+
+static u32 rem_capacity_mode(const struct rem_sched_data *q)
+{
+	if (READ_ONCE(q->params.bandwidth_bps))
+		return TC_REM_CAPACITY_FIXED;
+	if (READ_ONCE(q->vars.dq_rate_q16))
+		return TC_REM_CAPACITY_ESTIMATED;
+	return TC_REM_CAPACITY_PENDING;
+}
+
+static int rem_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
+{
+	struct rem_sched_data *q = qdisc_priv(sch);
+	struct tc_rem_xstats st = {
+		.price		= READ_ONCE(q->vars.price_q32),
+		.prob		= READ_ONCE(q->vars.prob),
+		.arrivals	= READ_ONCE(q->vars.in_q32),
+		.capacity	= READ_ONCE(q->vars.cap_q32),
+		.rate_estimate	= READ_ONCE(q->vars.dq_rate_q16),
+		.capacity_mode	= rem_capacity_mode(q),
+		.interval	= READ_ONCE(q->params.interval_us),
+		.max_qlen	= READ_ONCE(q->stats.max_qlen_pkts),
+		.early_drops	= READ_ONCE(q->stats.early_drops),
+		.tail_drops	= READ_ONCE(q->stats.tail_drops),
+		.ecn_marks	= READ_ONCE(q->stats.ecn_marks),
+		.updates	= READ_ONCE(q->stats.updates),
+	};
+
+	return gnet_stats_copy_app(d, &st, sizeof(st));
+}
+
+static void rem_reset(struct Qdisc *sch)
+{
+	struct rem_sched_data *q = qdisc_priv(sch);
+
+	qdisc_reset_queue(sch);
+	rem_vars_init(&q->vars);
+}
+
+static void rem_destroy(struct Qdisc *sch)
+{
+	struct rem_sched_data *q = qdisc_priv(sch);
+
+	hrtimer_cancel(&q->timer);
+}
+
+static struct Qdisc_ops rem_qdisc_ops __read_mostly = {
+	.id		= "rem",
+	.priv_size	= sizeof(struct rem_sched_data),
+	.enqueue	= rem_qdisc_enqueue,
+	.dequeue	= rem_qdisc_dequeue,
+	.peek		= qdisc_peek_head,
+	.init		= rem_init,
+	.destroy	= rem_destroy,
+	.reset		= rem_reset,
+	.change		= rem_change,
+	.dump		= rem_dump,
+	.dump_stats	= rem_dump_stats,
+	.owner		= THIS_MODULE,
+};
+MODULE_ALIAS_NET_SCH("rem");
+
+static int __init rem_module_init(void)
+{
+	return register_qdisc(&rem_qdisc_ops);
+}
+
+static void __exit rem_module_exit(void)
+{
+	unregister_qdisc(&rem_qdisc_ops);
+}
+
+module_init(rem_module_init);
+module_exit(rem_module_exit);
+
+MODULE_DESCRIPTION("Random Exponential Marking (REM) AQM, Athuraliya et al. 2001");
+MODULE_AUTHOR("classic-aqm developers");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,296 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * q_rem.c	tc parser for the REM AQM qdisc (Athuraliya et al., IEEE
+ *		Network 2001)
+ */
+
+#include "aqm_util.h"
+
+#define REM_INTERVAL_MIN_US	10
+#define REM_INTERVAL_MAX_US	1000000
+#define REM_PHI_MIN		(1 + 0x1p-24)
+#define REM_WEIGHT_SHIFT	62
+
+static void explain(void)
+{
+	fprintf(stderr,
+		"Usage: ... rem [ limit PACKETS ] [ target PACKETS ] [ gamma G ]\n"
+		"               [ phi PHI ] [ alpha A ] [ interval TIME ] [ inw W ]\n"
+		"               [ bandwidth RATE | bandwidth auto ] [ ecn | noecn ]\n"
+		"  G, A: in (0, 1) (defaults 0.001, 0.1)\n"
+		"  PHI: in [1 + 2^-24, 2) (default 1.001)\n"
+		"  TIME: price update interval in [10us, 1s] (default 2ms)\n"
+		"  W: arrival smoothing weight in (0, 1] (default 1: none)\n"
+		"  RATE: link rate; auto (default) estimates it from the dequeue rate\n");
+}
+
+/* a number in (0, 1) as a fraction of 2^64, not rounding to 0 */
+static int rem_get_open_frac(__u64 *frac, const char *arg)
+{
+	return aqm_get_frac64(frac, arg) || *frac == 0 ? -1 : 0;
+}
+
+/* phi in [1 + 2^-24, 2), sent as phi - 1 in 2^-64 units, in long double */
+static int rem_get_phi(__u64 *phi_frac, const char *arg)
+{
+	long double phi, d;
+	char *end;
+
+	if (!arg || !*arg)
+		return -1;
+	errno = 0;
+	phi = strtold(arg, &end);
+	if (*end || end == arg || errno == ERANGE || !isfinite(phi) ||
+	    phi < REM_PHI_MIN || phi >= 2)
+		return -1;
+	d = nearbyintl(ldexpl(phi - 1, 64));
+	*phi_frac = d >= 0x1p64L ? UINT64_MAX : (__u64)d;
+	return 0;
+}
+
+/* inw in (0, 1] in Q62 */
+static int rem_get_inw(__u64 *inw, const char *arg)
+{
+	double w;
+
+	if (aqm_get_double(&w, arg) || w <= 0 || w > 1)
+		return -1;
+	*inw = (__u64)nearbyint(ldexp(w, REM_WEIGHT_SHIFT));
+	return *inw ? 0 : -1;
+}
+
+/*
+ * A rate as tc's get_rate64() reads it, but with its range checked: that
+ * function converts any double to __u64. The scale of the unit is what
+ * get_rate64() makes of 8 of it, in bytes per second.
+ */
+static int rem_get_rate64(__u64 *bytes_ps, const char *arg)
+{
+	char unit[32];
+	__u64 scale;
+	double num, bytes;
+	char *end;
+
+	if (!arg || !*arg)
+		return -1;
+	errno = 0;
+	num = strtod(arg, &end);
+	if (end == arg || errno == ERANGE || !isfinite(num) || num < 0 ||
+	    strlen(end) + 2 > sizeof(unit))
+		return -1;
+	snprintf(unit, sizeof(unit), "8%s", end);
+	if (get_rate64(&scale, unit))
+		return -1;
+	bytes = floor(num * (double)scale / 8);
+	if (bytes >= 0x1p64)
+		return -1;
+	*bytes_ps = (__u64)bytes;
+	return 0;
+}
+
+static int rem_parse_opt(struct qdisc_util *qu, int argc, char **argv,
+			 struct nlmsghdr *n, const char *dev)
+{
+	bool has_limit = false, has_target = false, has_gamma = false;
+	bool has_phi = false, has_alpha = false, has_interval = false;
+	bool has_inw = false, has_bandwidth = false;
+	__u32 limit = 0, target = 0, interval_us = 0;
+	__u64 gamma = 0, phi = 0, alpha = 0, inw = 0, bandwidth = 0;
+	int ecn = -1;
+	struct rtattr *tail;
+
+	while (argc > 0) {
+		if (strcmp(*argv, "limit") == 0) {
+			AQM_NEXT_ARG("rem");
+			if (get_u32(&limit, *argv, 0) || limit == 0)
+				return aqm_illegal("rem", "limit",
+						   "must be a packet count in [1, 4294967295]");
+			has_limit = true;
+		} else if (strcmp(*argv, "target") == 0) {
+			AQM_NEXT_ARG("rem");
+			if (get_u32(&target, *argv, 0))
+				return aqm_illegal("rem", "target",
+						   "must be a packet count in [0, 4294967295]");
+			has_target = true;
+		} else if (strcmp(*argv, "gamma") == 0) {
+			AQM_NEXT_ARG("rem");
+			if (rem_get_open_frac(&gamma, *argv))
+				return aqm_illegal("rem", "gamma", "must be a number in (0, 1)");
+			has_gamma = true;
+		} else if (strcmp(*argv, "phi") == 0) {
+			AQM_NEXT_ARG("rem");
+			if (rem_get_phi(&phi, *argv))
+				return aqm_illegal("rem", "phi",
+						   "must be a number in [1 + 2^-24, 2)");
+			has_phi = true;
+		} else if (strcmp(*argv, "alpha") == 0) {
+			AQM_NEXT_ARG("rem");
+			if (rem_get_open_frac(&alpha, *argv))
+				return aqm_illegal("rem", "alpha", "must be a number in (0, 1)");
+			has_alpha = true;
+		} else if (strcmp(*argv, "interval") == 0) {
+			AQM_NEXT_ARG("rem");
+			if (aqm_get_time_us(&interval_us, *argv, REM_INTERVAL_MIN_US,
+					    REM_INTERVAL_MAX_US))
+				return aqm_illegal("rem", "interval",
+						   "must be a time in [10us, 1s]");
+			has_interval = true;
+		} else if (strcmp(*argv, "inw") == 0) {
+			AQM_NEXT_ARG("rem");
+			if (rem_get_inw(&inw, *argv))
+				return aqm_illegal("rem", "inw", "must be a number in (0, 1]");
+			has_inw = true;
+		} else if (strcmp(*argv, "bandwidth") == 0) {
+			AQM_NEXT_ARG("rem");
+			if (strcmp(*argv, "auto") == 0)
+				bandwidth = 0;
+			else if (rem_get_rate64(&bandwidth, *argv) || bandwidth == 0)
+				return aqm_illegal("rem", "bandwidth",
+						   "must be auto or a rate of 1Bps to 2^64-1Bps");
+			has_bandwidth = true;
+		} else if (strcmp(*argv, "ecn") == 0) {
+			ecn = 1;
+		} else if (strcmp(*argv, "noecn") == 0) {
+			ecn = 0;
+		} else if (strcmp(*argv, "help") == 0) {
+			explain();
+			return -1;
+		} else {
+			fprintf(stderr, "What is \"%s\"?\n", *argv);
+			explain();
+			return -1;
+		}
+		argc--;
+		argv++;
+	}
+
+	if (has_limit && has_target && target >= limit)
+		return aqm_illegal("rem", "target", "must be below limit");
+
+	tail = addattr_nest(n, 1024, TCA_OPTIONS | NLA_F_NESTED);
+	if (has_limit)
+		addattr32(n, 1024, TCA_REM_LIMIT, limit);
+	if (has_target)
+		addattr32(n, 1024, TCA_REM_TARGET, target);
+	if (has_gamma)
+		addattr64(n, 1024, TCA_REM_GAMMA, gamma);
+	if (has_phi)
+		addattr64(n, 1024, TCA_REM_PHI, phi);
+	if (has_alpha)
+		addattr64(n, 1024, TCA_REM_ALPHA, alpha);
+	if (has_interval)
+		addattr32(n, 1024, TCA_REM_INTERVAL, interval_us);
+	if (has_inw)
+		addattr64(n, 1024, TCA_REM_INW, inw);
+	if (has_bandwidth)
+		addattr64(n, 1024, TCA_REM_BANDWIDTH, bandwidth);
+	if (ecn != -1)
+		addattr32(n, 1024, TCA_REM_ECN, ecn);
+	addattr_nest_end(n, tail);
+	return 0;
+}
+
+static bool rem_has(struct rtattr *tb[], int type, size_t len)
+{
+	return tb[type] && RTA_PAYLOAD(tb[type]) >= len;
+}
+
+static int rem_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
+{
+	struct rtattr *tb[TCA_REM_MAX + 1];
+	SPRINT_BUF(b1);
+
+	if (!opt)
+		return 0;
+	parse_rtattr_nested(tb, TCA_REM_MAX, opt);
+
+	if (rem_has(tb, TCA_REM_LIMIT, sizeof(__u32)))
+		print_uint(PRINT_ANY, "limit", "limit %up ",
+			   rta_getattr_u32(tb[TCA_REM_LIMIT]));
+	if (rem_has(tb, TCA_REM_TARGET, sizeof(__u32)))
+		print_uint(PRINT_ANY, "target", "target %up ",
+			   rta_getattr_u32(tb[TCA_REM_TARGET]));
+	if (rem_has(tb, TCA_REM_GAMMA, sizeof(__u64)))
+		print_float(PRINT_ANY, "gamma", "gamma %g ",
+			    aqm_frac64_to_double(rta_getattr_u64(tb[TCA_REM_GAMMA])));
+	if (rem_has(tb, TCA_REM_PHI, sizeof(__u64)))
+		print_float(PRINT_ANY, "phi", "phi %.12g ",
+			    1 + aqm_frac64_to_double(rta_getattr_u64(tb[TCA_REM_PHI])));
+	if (rem_has(tb, TCA_REM_ALPHA, sizeof(__u64)))
+		print_float(PRINT_ANY, "alpha", "alpha %g ",
+			    aqm_frac64_to_double(rta_getattr_u64(tb[TCA_REM_ALPHA])));
+	if (rem_has(tb, TCA_REM_INTERVAL, sizeof(__u32))) {
+		__u32 us = rta_getattr_u32(tb[TCA_REM_INTERVAL]);
+
+		print_uint(PRINT_JSON, "interval", NULL, us);
+		print_string(PRINT_FP, NULL, "interval %s ", sprint_time(us, b1));
+	}
+	if (rem_has(tb, TCA_REM_INW, sizeof(__u64)))
+		print_float(PRINT_ANY, "inw", "inw %g ",
+			    ldexp((double)rta_getattr_u64(tb[TCA_REM_INW]), -REM_WEIGHT_SHIFT));
+	if (rem_has(tb, TCA_REM_BANDWIDTH, sizeof(__u64))) {
+		__u64 bw = rta_getattr_u64(tb[TCA_REM_BANDWIDTH]);
+
+		print_u64(PRINT_JSON, "bandwidth", NULL, bw);
+		if (bw)
+			tc_print_rate(PRINT_FP, NULL, "bandwidth %s ", bw);
+		else
+			print_string(PRINT_FP, NULL, "bandwidth %s ", "auto");
+	}
+	if (rem_has(tb, TCA_REM_ECN, sizeof(__u32)) && rta_getattr_u32(tb[TCA_REM_ECN]))
+		print_bool(PRINT_ANY, "ecn", "ecn ", true);
+	else
+		print_bool(PRINT_JSON, "ecn", NULL, false);
+	return 0;
+}
+
+static const char *rem_capacity_mode(__u32 mode)
+{
+	switch (mode) {
+	case TC_REM_CAPACITY_FIXED:
+		return "fixed";
+	case TC_REM_CAPACITY_ESTIMATED:
+		return "estimated";
+	case TC_REM_CAPACITY_PENDING:
+		return "pending";
+	default:
+		return "unknown";
+	}
+}
+
+static int rem_print_xstats(struct qdisc_util *qu, FILE *f,
+			    struct rtattr *xstats)
+{
+	struct tc_rem_xstats *st;
+	SPRINT_BUF(b1);
+
+	if (!xstats)
+		return 0;
+	if (RTA_PAYLOAD(xstats) < sizeof(*st))
+		return -1;
+	st = RTA_DATA(xstats);
+
+	print_float(PRINT_ANY, "price", "  price %g", ldexp((double)st->price, -32));
+	print_float(PRINT_ANY, "prob", " prob %g", aqm_prob_to_double(st->prob));
+	print_nl();
+	print_float(PRINT_ANY, "arrivals", "  arrivals %gp", ldexp((double)st->arrivals, -32));
+	print_float(PRINT_ANY, "capacity", " capacity %gp", ldexp((double)st->capacity, -32));
+	print_string(PRINT_FP, NULL, " per %s", sprint_time(st->interval, b1));
+	print_string(PRINT_ANY, "capacity_mode", " (%s)", rem_capacity_mode(st->capacity_mode));
+	print_float(PRINT_ANY, "rate_estimate", " rate_estimate %gpps",
+		    ldexp((double)st->rate_estimate, -16));
+	print_nl();
+	print_uint(PRINT_ANY, "max_qlen", "  max_qlen %up", st->max_qlen);
+	print_uint(PRINT_ANY, "updates", " updates %u", st->updates);
+	print_uint(PRINT_ANY, "early_drops", " early_drops %u", st->early_drops);
+	print_uint(PRINT_ANY, "tail_drops", " tail_drops %u", st->tail_drops);
+	print_uint(PRINT_ANY, "ecn_marks", " ecn_marks %u", st->ecn_marks);
+	return 0;
+}
+
+struct qdisc_util rem_qdisc_util = {
+	.id		= "rem",
+	.parse_qopt	= rem_parse_opt,
+	.print_qopt	= rem_print_opt,
+	.print_xstats	= rem_print_xstats,
+};

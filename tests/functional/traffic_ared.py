@@ -1,0 +1,129 @@
+"""ARED under real traffic: TCP and UDP through a 10 Mbit/s htb class with
+ared as the leaf. Thresholds are scaled to the rate (10 Mbit/s is 826
+packets/s of 1514 bytes) so the average and max_p move within seconds."""
+
+import math
+import os
+import time
+
+from netlab import Lab, SRC, SRC_IF, set_sysctl, sh
+
+RATE_BPS = 10e6 / 8
+SHAPER = ("qdisc add dev %s root handle 1: htb default 1; "
+          "class add dev %s parent 1: classid 1:1 htb rate 10mbit burst 12500"
+          % (SRC_IF, SRC_IF))
+ARED = ("qdisc add dev %s parent 1:1 handle 10: ared limit 300 min 20 max 60"
+        % SRC_IF)
+
+
+def shaped_ared(lab, extra=""):
+    for cmd in SHAPER.split("; "):
+        lab.tc(cmd)
+    lab.tc(ARED + " " + extra)
+
+
+def drops_add_up(check, name, s):
+    check(s["drops"] == s["early_drops"] + s["forced_drops"] + s["tail_drops"],
+          "%s: qdisc drops = early + forced + tail (%d = %d + %d + %d)"
+          % (name, s["drops"], s["early_drops"], s["forced_drops"], s["tail_drops"]))
+
+
+def test_adaptive_tcp(check):
+    """Sustained TCP load: early drops, and the adaptive loop moves max_p."""
+    with Lab() as lab:
+        shaped_ared(lab, "adaptive interval 250ms bandwidth 10mbit")
+        lab.iperf_server()
+        client = lab.iperf_client(10, flows=4)
+        during = lab.sample("ared", 10, every=0.5)
+        client.wait()
+        check(client.returncode == 0, "tcp: iperf3 ran", client.stderr)
+        idle = lab.sample("ared", 2, every=0.5)
+        last = during[-1]
+        trace = " ".join("%.1f/%.3g" % (s["avg"], s["cur_maxp"]) for s in during)
+        check(max(s["avg"] for s in during) > 20,
+              "tcp: the average queue rises above min (peak %.1f)"
+              % max(s["avg"] for s in during), "avg/maxp: " + trace)
+        check(last["early_drops"] > 0, "tcp: early drops counted (%d)" % last["early_drops"])
+        check(last["maxp_updates"] > 0 and
+              len(set(s["cur_maxp"] for s in during)) > 2,
+              "tcp: the adaptive loop moves max_p under load (%d updates, %d values)"
+              % (last["maxp_updates"], len(set(s["cur_maxp"] for s in during))),
+              "avg/maxp: " + trace)
+        check(all(0.0001 <= s["cur_maxp"] <= 0.5 for s in during),
+              "tcp: max_p stays within [bottom, 0.5]", "avg/maxp: " + trace)
+        check(0 < last["max_qlen"] <= 300, "tcp: largest queue within limit (%d)"
+              % last["max_qlen"])
+        drops_add_up(check, "tcp", last)
+        check(idle[-1]["maxp_updates"] == idle[-2]["maxp_updates"],
+              "tcp: the timer stops on an idle queue",
+              "updates: %s" % [s["maxp_updates"] for s in idle])
+        check(idle[-1]["qlen"] == 0 and idle[-1]["backlog"] == 0,
+              "tcp: nothing left queued (qlen %d, backlog %d)"
+              % (idle[-1]["qlen"], idle[-1]["backlog"]))
+
+
+def test_forced_udp(check):
+    """An unresponsive overload drives avg past max: forced drops."""
+    with Lab() as lab:
+        shaped_ared(lab, "nogentle bandwidth 10mbit")
+        lab.iperf_server()
+        client = lab.iperf_client(4, udp_rate="30M")
+        client.wait()
+        s = lab.qdisc("ared")
+        check(s["forced_drops"] > 0, "udp: avg above max forces drops (%d)" % s["forced_drops"])
+        check(s["avg"] >= 55, "udp: the average reached max (%.1f)" % s["avg"])
+        drops_add_up(check, "udp", s)
+
+
+def test_auto_weight(check):
+    """No bandwidth given: C comes from the dequeue rate, w from C."""
+    with Lab() as lab:
+        shaped_ared(lab)
+        lab.iperf_server()
+        client = lab.iperf_client(5, udp_rate="20M")
+        time.sleep(4)
+        s = lab.qdisc("ared")
+        client.wait()
+        check(abs(s["rate"] / RATE_BPS - 1) < 0.15,
+              "estimate: the dequeue rate estimate is the shaper's 10 Mbit/s (%.0f B/s)"
+              % s["rate"])
+        c = s["rate"] / 1514.0
+        want = -math.expm1(-1 / c)
+        check(abs(s["weight"] / want - 1) < 1e-3,
+              "estimate: w = 1 - exp(-1/C) follows the estimate (%.4g, want %.4g)"
+              % (s["weight"], want))
+
+
+def test_ecn(check):
+    with Lab() as lab:
+        set_sysctl(SRC, "net.ipv4.tcp_ecn", 1)
+        shaped_ared(lab, "ecn bandwidth 10mbit")
+        lab.iperf_server()
+        client = lab.iperf_client(6, flows=4)
+        client.wait()
+        s = lab.qdisc("ared")
+        check(s["ecn_marks"] > 0, "ecn: ECN-capable packets are marked (%d)" % s["ecn_marks"])
+
+
+def test_unload(check):
+    kver = os.environ.get("AQM_KERNEL", os.uname().release)
+    ko = os.path.join(os.path.dirname(__file__), "..", "..", "build", "kmod", kver,
+                      "sch_ared.ko")
+    with Lab() as lab:
+        shaped_ared(lab, "adaptive")
+        lab.iperf_server()
+        client = lab.iperf_client(2)
+        client.wait()
+        lab.tc("qdisc del dev %s root" % SRC_IF)
+    res = sh("rmmod sch_ared", check=False)
+    check(res.returncode == 0, "sch_ared unloads after use", res.stderr)
+    res = sh("insmod %s" % ko, check=False)
+    check(res.returncode == 0, "sch_ared loads again", res.stderr)
+
+
+def run(check):
+    test_adaptive_tcp(check)
+    test_forced_udp(check)
+    test_auto_weight(check)
+    test_ecn(check)
+    test_unload(check)

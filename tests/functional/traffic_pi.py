@@ -1,0 +1,113 @@
+"""PI under real traffic: TCP through a 10 Mbit/s htb class with pi as the
+leaf. Gains are larger than the study's so the controller acts within a few
+seconds of a short test."""
+
+import os
+import time
+
+from netlab import Lab, SRC, RTR_IF, set_sysctl, sh
+
+SHAPER = ("qdisc add dev %s root handle 1: htb default 1; "
+          "class add dev %s parent 1: classid 1:1 htb rate 10mbit burst 12500"
+          % (RTR_IF, RTR_IF))
+PI = "qdisc add dev %s parent 1:1 handle 10: pi limit 400 target 40 a 5e-4 b 4.9e-4" % RTR_IF
+
+
+def shaped_pi(lab, extra=""):
+    for cmd in SHAPER.split("; "):
+        lab.tc(cmd)
+    lab.tc(PI + " " + extra)
+
+
+def load_then_idle(check, lab, name):
+    lab.iperf_server()
+    client = lab.iperf_client(6, flows=4)
+    during = lab.sample("pi", 6)
+    client.wait()
+    check(client.returncode == 0, "%s: iperf3 ran" % name, client.stderr)
+    idle = lab.sample("pi", 3, every=0.5)
+    return during, idle
+
+
+def test_drops(check):
+    with Lab() as lab:
+        shaped_pi(lab)
+        during, idle = load_then_idle(check, lab, "drop mode")
+        peak = max(s["prob"] for s in during)
+        last = during[-1]
+        check(peak > 0, "probability rises under load (peak %.4g)" % peak)
+        trace = " ".join("%.3g/%d" % (s["prob"], s["qlen"]) for s in during)
+        check(last["early_drops"] > 0, "early drops counted (%d)" % last["early_drops"],
+              "prob/qlen: " + trace)
+        check(last["updates"] > 0, "the controller runs (%d updates)" % last["updates"])
+        check(last["ecn_marks"] == 0, "no ECN marks in drop mode")
+        check(last["drops"] == last["early_drops"] + last["tail_drops"],
+              "qdisc drops = early + tail (%d = %d + %d)"
+              % (last["drops"], last["early_drops"], last["tail_drops"]))
+        check(0 < last["max_qlen"] <= 400, "largest queue within limit (%d)" % last["max_qlen"])
+        check(idle[-1]["prob"] == 0, "probability drains to 0 once idle (%g)" % idle[-1]["prob"])
+        check(idle[-1]["updates"] == idle[-2]["updates"],
+              "the timer stops on an idle settled queue",
+              "updates: %s" % [s["updates"] for s in idle])
+        check(idle[-1]["qlen"] == 0 and idle[-1]["backlog"] == 0,
+              "nothing left queued (qlen %d, backlog %d)" % (idle[-1]["qlen"], idle[-1]["backlog"]))
+
+
+def test_ecn(check):
+    with Lab() as lab:
+        set_sysctl(SRC, "net.ipv4.tcp_ecn", 1)
+        shaped_pi(lab, "ecn")
+        during, _ = load_then_idle(check, lab, "ecn mode")
+        last = during[-1]
+        check(last["ecn_marks"] > 0, "ECN-capable packets are marked (%d)" % last["ecn_marks"])
+        check(last["early_drops"] <= 2,
+              "ECN-capable packets are not dropped early (%d)" % last["early_drops"])
+
+
+def test_limit_trim(check):
+    with Lab() as lab:
+        lab.tc("qdisc add dev %s root handle 1: htb default 1" % RTR_IF)
+        lab.tc("class add dev %s parent 1: classid 1:1 htb rate 2mbit burst 3000" % RTR_IF)
+        lab.tc("qdisc add dev %s parent 1:1 handle 10: pi limit 1000 target 900 a 0 b 0"
+               % RTR_IF)
+        lab.iperf_server()
+        client = lab.iperf_client(5, udp_rate="30M")
+        time.sleep(3)
+        before = lab.qdisc("pi")
+        lab.tc("qdisc change dev %s parent 1:1 handle 10: pi limit 100 target 50" % RTR_IF)
+        after = lab.qdisc("pi")
+        htb = lab.qdisc("htb")
+        client.wait()
+        time.sleep(3)
+        idle = lab.qdisc("pi")
+        check(before["qlen"] > 500, "a UDP overload fills the queue (%d)" % before["qlen"])
+        check(before["tail_drops"] > 0, "a full queue tail-drops (%d)" % before["tail_drops"])
+        check(after["qlen"] <= 100, "lowering the limit trims the queue (%d)" % after["qlen"])
+        check(after["drops"] >= before["drops"] + before["qlen"] - 100,
+              "trimmed packets are counted as drops")
+        check(htb["qlen"] <= 100, "the parent's queue length follows (%d)" % htb["qlen"])
+        check(idle["qlen"] == 0 and idle["backlog"] == 0,
+              "backlog accounting returns to 0 (qlen %d, backlog %d)"
+              % (idle["qlen"], idle["backlog"]))
+
+
+def test_unload(check):
+    kver = os.environ.get("AQM_KERNEL", os.uname().release)
+    ko = os.path.join(os.path.dirname(__file__), "..", "..", "build", "kmod", kver, "sch_pi.ko")
+    with Lab() as lab:
+        shaped_pi(lab)
+        lab.iperf_server()
+        client = lab.iperf_client(2)
+        client.wait()
+        lab.tc("qdisc del dev %s root" % RTR_IF)
+    res = sh("rmmod sch_pi", check=False)
+    check(res.returncode == 0, "sch_pi unloads after use", res.stderr)
+    res = sh("insmod %s" % ko, check=False)
+    check(res.returncode == 0, "sch_pi loads again", res.stderr)
+
+
+def run(check):
+    test_drops(check)
+    test_ecn(check)
+    test_limit_trim(check)
+    test_unload(check)
