@@ -58,8 +58,9 @@ $(BUILD)/unit/test_%: tests/unit/test_%.c tests/unit/aqm_test.h kmod/core/*.h
 
 unit: $(UNIT_TESTS)
 	@mkdir -p $(BUILD)/results
-	@rc=0; for t in $(UNIT_TESTS); do $$t || rc=1; done \
-		| tee $(BUILD)/results/unit.log; exit 0
+	@for t in $(UNIT_TESTS); do \
+		$$t || echo "FAIL: unit: $$(basename $$t) exited $$?"; \
+	done | tee $(BUILD)/results/unit.log
 
 functional: all
 	@mkdir -p $(BUILD)/results
