@@ -30,7 +30,12 @@ UNIT_CFLAGS := -O2 -g -Wall -Wextra -Werror -I$(CURDIR)/kmod/core -I$(CURDIR)/te
 
 VM_RUN := $(CURDIR)/testbed/vm/run
 
-.PHONY: all modules plugins unit test functional demo clean
+CHECKPATCH := $(BUILD)/checkpatch/scripts/checkpatch.pl
+# Qdisc and Qdisc_ops are the kernel's names; the compat header must test
+# LINUX_VERSION_CODE, being out of tree.
+CHECKPATCH_FLAGS := --strict --no-tree --quiet --ignore CAMELCASE
+
+.PHONY: all modules plugins unit test functional demo check clean
 
 all: modules plugins
 
@@ -69,12 +74,29 @@ functional: all
 
 test:
 	@rm -rf $(BUILD)/results
+	@$(MAKE) --no-print-directory check
 	@$(MAKE) --no-print-directory unit
 	@$(MAKE) --no-print-directory functional
 	@tests/summarize $(BUILD)/results/*.log
 
 demo: all
 	$(VM_RUN) --kernel $(KVER) -- scripts/demo
+
+$(CHECKPATCH):
+	tools/fetch-checkpatch $(BUILD)/checkpatch
+
+# kernel hygiene: checkpatch --strict and sparse on every kernel file
+check: $(CHECKPATCH) modules
+	@mkdir -p $(BUILD)/results
+	@{ if $(CHECKPATCH) $(CHECKPATCH_FLAGS) -f kmod/sch_*.c kmod/core/*.h && \
+	      $(CHECKPATCH) $(CHECKPATCH_FLAGS) --ignore LINUX_VERSION_CODE,CONSTANT_COMPARISON \
+		-f kmod/aqm_compat.h; \
+	  then echo "PASS: hygiene: checkpatch --strict on kmod/"; \
+	  else echo "FAIL: hygiene: checkpatch --strict on kmod/"; fi; \
+	  $(MAKE) -s -C $(KDIR) M=$(KMOD_OUT) QDISCS="$(QDISCS)" C=2 modules >$(BUILD)/sparse.log 2>&1; \
+	  if grep -E "warning|error" $(BUILD)/sparse.log; \
+	  then echo "FAIL: hygiene: sparse (C=2) on kmod/"; \
+	  else echo "PASS: hygiene: sparse (C=2) on kmod/"; fi; } | tee $(BUILD)/results/check.log
 
 clean:
 	rm -rf $(BUILD)/kmod $(BUILD)/tc $(BUILD)/unit $(BUILD)/results

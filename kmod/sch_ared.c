@@ -49,8 +49,8 @@ static struct netlink_range_validation ared_interval_range = {
 
 static const struct nla_policy ared_policy[TCA_ARED_MAX + 1] = {
 	[TCA_ARED_LIMIT]	= NLA_POLICY_MIN(NLA_U32, 1),
-	[TCA_ARED_MIN_THRESH]		= { .type = NLA_U32 },
-	[TCA_ARED_MAX_THRESH]		= { .type = NLA_U32 },
+	[TCA_ARED_MIN_THRESH]	= { .type = NLA_U32 },
+	[TCA_ARED_MAX_THRESH]	= { .type = NLA_U32 },
 	[TCA_ARED_MAXP]		= NLA_POLICY_FULL_RANGE(NLA_U64, &ared_maxp_range),
 	[TCA_ARED_WEIGHT]	= { .type = NLA_U64 },
 	[TCA_ARED_BANDWIDTH]	= { .type = NLA_U64 },

@@ -82,7 +82,7 @@ static enum hrtimer_restart pi_timer(struct hrtimer *timer)
 {
 	struct pi_sched_data *q = container_of(timer, struct pi_sched_data, timer);
 	struct Qdisc *sch = q->sch;
-	spinlock_t *root_lock;
+	spinlock_t *root_lock; /* of the tree this qdisc is in */
 	bool busy;
 
 	rcu_read_lock();

@@ -15,16 +15,17 @@
 #include <linux/math64.h>
 #include <linux/minmax.h>
 #include <linux/limits.h>
+#include <linux/bits.h>
 #else
 #include <stdbool.h>
 #include <stdint.h>
 
-typedef uint8_t u8;
-typedef uint16_t u16;
-typedef uint32_t u32;
-typedef uint64_t u64;
-typedef int32_t s32;
-typedef int64_t s64;
+typedef __UINT8_TYPE__ u8;
+typedef __UINT16_TYPE__ u16;
+typedef __UINT32_TYPE__ u32;
+typedef __UINT64_TYPE__ u64;
+typedef __INT32_TYPE__ s32;
+typedef __INT64_TYPE__ s64;
 
 #ifndef U32_MAX
 #define U32_MAX		UINT32_MAX
@@ -34,6 +35,9 @@ typedef int64_t s64;
 #endif
 #ifndef S64_MAX
 #define S64_MAX		INT64_MAX
+#endif
+#ifndef BIT_ULL
+#define BIT_ULL(nr)	(1ULL << (nr))
 #endif
 
 static inline u64 div_u64(u64 dividend, u32 divisor)

@@ -21,7 +21,7 @@
 
 /* Probability p: Q62, 1.0 = PI_PROB_ONE (same scale as TC_AQM_PROB_ONE) */
 #define PI_PROB_SHIFT		62
-#define PI_PROB_ONE		(1ULL << PI_PROB_SHIFT)
+#define PI_PROB_ONE		BIT_ULL(PI_PROB_SHIFT)
 
 /* Gains are fractions of 2^64; the product gain * packets is Q64 */
 #define PI_GAIN_SHIFT		64

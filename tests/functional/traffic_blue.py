@@ -13,6 +13,7 @@ Two set-ups, to cover both ways sch_blue sees an idle link:
 """
 
 import os
+import sys
 import time
 
 import netlab
@@ -23,8 +24,10 @@ LIMIT_PKTS = 30
 INCREMENT = 0.02
 DECREMENT = 0.01
 FREEZE_MS = 20
-OVERLOAD_UDP = "40M"        # four times the link
-LIGHT_UDP = "1M"            # a tenth of the link
+UDP_BYTES = 1400
+LINK_PPS = RATE_MBIT * 1000000 // 8 // (UDP_BYTES + 42)
+OVERLOAD_PPS = 4 * LINK_PPS     # four times the link
+LIGHT_PPS = LINK_PPS // 10      # a tenth of the link
 LOAD_S = 5
 LIGHT_S = 4
 TCP_FLOWS = 4
@@ -37,11 +40,42 @@ def note(text):
     print("# traffic/blue: " + text, flush=True)
 
 
-def run_flow(lab, port, seconds, udp_rate=None, flows=1):
-    server = lab.iperf_server(port)
-    client = lab.iperf_client(seconds, port=port, udp_rate=udp_rate, flows=flows)
+# A paced UDP source with no control connection: iperf3's own TCP control
+# connection would cross the qdisc under test and suffer pm's drops.
+UDP_SENDER = r"""
+import socket, sys, time
+dst, pps, seconds, size = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+payload = b"x" * size
+start = time.monotonic()
+sent = 0
+while True:
+    now = time.monotonic() - start
+    if now >= seconds:
+        break
+    while sent < int(now * pps) + 1:
+        try:
+            s.sendto(payload, (dst, 9))
+        except OSError:
+            pass
+        sent += 1
+    time.sleep(0.001)
+print(sent)
+"""
+
+
+def send_udp(pps, seconds):
+    res = netlab.sh("%s -c '%s' %s %d %g %d" % (sys.executable, UDP_SENDER, netlab.DST_IP,
+                                                 pps, seconds, UDP_BYTES), netlab.SRC)
+    sent = int(res.stdout.strip() or 0)
+    note("sent %d UDP packets in %g s (%d/s asked)" % (sent, seconds, pps))
+    return 0 if sent >= pps * seconds * 0.8 else 1
+
+
+def run_tcp(lab, seconds, flows):
+    lab.iperf_server()
+    client = lab.iperf_client(seconds, flows=flows)
     client.communicate(timeout=seconds + 60)
-    server.wait(timeout=30)
     return client.returncode
 
 
@@ -53,7 +87,7 @@ def overload_then_light(check, tag, lab, created, load, min_increments):
     loaded = lab.qdisc("blue")
     time.sleep(1)
     rested = lab.qdisc("blue")
-    run_flow(lab, 5202, LIGHT_S, udp_rate=LIGHT_UDP)
+    send_udp(LIGHT_PPS, LIGHT_S)
     light = lab.qdisc("blue")
 
     note("%s: after the load (%.1f s): pm %.4f, %d increments, %d decrements, "
@@ -65,7 +99,7 @@ def overload_then_light(check, tag, lab, created, load, min_increments):
          "%d decrements" % (tag, rested["prob"], LIGHT_S, light["prob"],
                             light["decrements"]))
 
-    check(rc == 0, "%s: the load ran" % tag)
+    check(rc == 0, "%s: the load ran at its rate" % tag)
     check(loaded["tail_drops"] > 0 and loaded["max_qlen"] == LIMIT_PKTS,
           "%s: the overload overflows the buffer" % tag,
           "tail drops %d, max queue %d" % (loaded["tail_drops"], loaded["max_qlen"]))
@@ -104,7 +138,7 @@ def udp_behind_tbf(check):
                % (netlab.RTR_IF, BLUE_ARGS))
         loaded = overload_then_light(
             check, tag, lab, created,
-            lambda: run_flow(lab, 5201, LOAD_S, udp_rate=OVERLOAD_UDP), 5)
+            lambda: send_udp(OVERLOAD_PPS, LOAD_S), 5)
         check(loaded["early_drops"] > 0 and loaded["ecn_marks"] == 0,
               "%s: without ecn, pm drops packets early" % tag,
               "early drops %d, marks %d" % (loaded["early_drops"], loaded["ecn_marks"]))
@@ -122,7 +156,7 @@ def tcp_ecn_behind_htb(check):
                % (netlab.RTR_IF, BLUE_ARGS))
         loaded = overload_then_light(
             check, tag, lab, created,
-            lambda: run_flow(lab, 5201, LOAD_S, flows=TCP_FLOWS), 2)
+            lambda: run_tcp(lab, LOAD_S, TCP_FLOWS), 2)
         check(loaded["ecn_marks"] > 0,
               "%s: with ecn, pm marks ECN-capable packets" % tag,
               "marks %d, early drops %d" % (loaded["ecn_marks"], loaded["early_drops"]))

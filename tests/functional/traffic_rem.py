@@ -1,0 +1,170 @@
+"""REM under real traffic: a 4 Mbit/s htb class with rem as the leaf on the
+veth pair of netlab. The gains are larger than ns-2's so that the price
+reaches its equilibrium within a few seconds of a short test under TCG.
+
+The law: price += gamma (alpha (q - b) + x - c) every interval, p = 1 -
+phi^-price. Under a constant overload the price can only stop moving where
+alpha (q - b) = c - x: with TCP (x close to c) the queue settles near the
+target b; with an unresponsive UDP overload (x counts every arrival, also
+the dropped ones) it settles at b - (x - c) / alpha, and p at 1 - c / x."""
+
+import os
+import statistics
+import time
+
+from netlab import Lab, SRC, SRC_IF, set_sysctl, sh
+
+RATE_MBIT = 4
+TARGET_PKTS = 30
+ALPHA = 0.1
+SHAPER = ("qdisc add dev %s root handle 1: htb default 1; "
+          "class add dev %s parent 1: classid 1:1 htb rate %dmbit burst 15k"
+          % (SRC_IF, SRC_IF, RATE_MBIT))
+REM = ("qdisc add dev %s parent 1:1 handle 10: rem limit 1000 target %d gamma 0.01 "
+       "phi 1.01 alpha %g" % (SRC_IF, TARGET_PKTS, ALPHA))
+WIRE_BYTES = 1514   # a full-size TCP segment on the veth: MTU + Ethernet header
+
+
+def shaped_rem(lab, extra=""):
+    for cmd in SHAPER.split("; "):
+        lab.tc(cmd)
+    lab.tc(REM + " " + extra)
+
+
+def second_half(samples):
+    return samples[len(samples) // 2:]
+
+
+def test_tcp_overload(check):
+    """Four TCP flows: price and p rise, the queue settles near the target."""
+    with Lab() as lab:
+        shaped_rem(lab)
+        lab.iperf_server()
+        client = lab.iperf_client(12, flows=4)
+        during = lab.sample("rem", 12, every=0.25)
+        client.wait()
+        check(client.returncode == 0, "tcp: iperf3 ran", client.stderr)
+        idle = lab.sample("rem", 3, every=0.5)
+
+        last = during[-1]
+        settled = second_half(during)
+        q_median = statistics.median(s["qlen"] for s in settled)
+        pps = RATE_MBIT * 1e6 / 8 / WIRE_BYTES
+        check(max(s["price"] for s in during) > 0 and max(s["prob"] for s in during) > 0,
+              "tcp: price and probability rise under load (peak price %.3g, p %.3g)"
+              % (max(s["price"] for s in during), max(s["prob"] for s in during)))
+        check(last["early_drops"] > 0, "tcp: early drops counted (%d)" % last["early_drops"])
+        check(last["tail_drops"] == 0, "tcp: no tail drops, REM keeps the queue short (%d)"
+              % last["tail_drops"])
+        check(TARGET_PKTS / 3 <= q_median <= TARGET_PKTS * 2,
+              "tcp: the queue settles near target %d (median %.1f over the last 6 s)"
+              % (TARGET_PKTS, q_median))
+        check(max(s["max_qlen"] for s in during) < 1000,
+              "tcp: the queue never reaches the limit (max %d)" % last["max_qlen"])
+        check(last["capacity_mode"] == "estimated",
+              "tcp: capacity estimated from the dequeue rate (%s)" % last["capacity_mode"])
+        check(abs(last["rate_estimate"] / pps - 1) < 0.15,
+              "tcp: dequeue-rate estimate %.0f pps, htb rate %.0f pps"
+              % (last["rate_estimate"], pps))
+        check(last["drops"] == last["early_drops"] + last["tail_drops"],
+              "tcp: qdisc drops = early + tail (%d = %d + %d)"
+              % (last["drops"], last["early_drops"], last["tail_drops"]))
+        check(idle[-1]["price"] == 0 and idle[-1]["prob"] == 0,
+              "tcp: price and probability drain to 0 once idle (%g, %g)"
+              % (idle[-1]["price"], idle[-1]["prob"]))
+        check(idle[-1]["updates"] == idle[-2]["updates"],
+              "tcp: the timer stops on an idle settled queue")
+        check(idle[-1]["qlen"] == 0 and idle[-1]["backlog"] == 0,
+              "tcp: nothing left queued (qlen %d, backlog %d)"
+              % (idle[-1]["qlen"], idle[-1]["backlog"]))
+
+
+def test_udp_equilibrium(check):
+    """An unresponsive 2x overload: the price climbs until the law balances."""
+    with Lab() as lab:
+        shaped_rem(lab, "bandwidth %dmbit" % RATE_MBIT)
+        lab.iperf_server()
+        client = lab.iperf_client(14, udp_rate="%dM" % (2 * RATE_MBIT))
+        during = lab.sample("rem", 14, every=0.25)
+        client.wait()
+
+        prices = [s["price"] for s in during]
+        rising = prices[:len(prices) // 3]
+        settled = second_half(during)
+        x = statistics.mean(s["arrivals"] for s in settled)
+        c = statistics.mean(s["capacity"] for s in settled)
+        q_eq = TARGET_PKTS - (x - c) / ALPHA
+        q_median = statistics.median(s["qlen"] for s in settled)
+        p_median = statistics.median(s["prob"] for s in settled)
+        check(during[-1]["capacity_mode"] == "fixed", "udp: capacity fixed by bandwidth")
+        check(rising[-1] > rising[0] and max(prices) > 0,
+              "udp: the price rises under overload (%.3g -> %.3g)" % (rising[0], rising[-1]))
+        check(x > c * 1.5, "udp: arrivals x = %.3g exceed capacity c = %.3g per interval" % (x, c))
+        check(abs(q_median - q_eq) <= max(5, 0.3 * TARGET_PKTS),
+              "udp: the queue settles at b - (x - c)/alpha = %.1f (median %.1f)"
+              % (q_eq, q_median))
+        check(abs(p_median - (1 - c / x)) < 0.1,
+              "udp: p settles at 1 - c/x = %.3f (median %.3f)" % (1 - c / x, p_median))
+
+
+def test_ecn(check):
+    with Lab() as lab:
+        set_sysctl(SRC, "net.ipv4.tcp_ecn", 1)
+        shaped_rem(lab, "ecn")
+        lab.iperf_server()
+        client = lab.iperf_client(6, flows=2)
+        client.wait()
+        last = lab.qdisc("rem")
+        check(last["ecn_marks"] > 0, "ecn: ECN-capable packets are marked (%d)" % last["ecn_marks"])
+        check(last["early_drops"] <= 2,
+              "ecn: ECN-capable packets are not dropped early (%d)" % last["early_drops"])
+
+
+def test_limit_trim(check):
+    with Lab() as lab:
+        lab.tc("qdisc add dev %s root handle 1: htb default 1" % SRC_IF)
+        lab.tc("class add dev %s parent 1: classid 1:1 htb rate 2mbit burst 3000" % SRC_IF)
+        # a price that hardly moves: the queue fills as drop-tail would
+        lab.tc("qdisc add dev %s parent 1:1 handle 10: rem limit 1000 target 900 "
+               "gamma 1e-12" % SRC_IF)
+        lab.iperf_server()
+        client = lab.iperf_client(5, udp_rate="30M")
+        time.sleep(3)
+        before = lab.qdisc("rem")
+        lab.tc("qdisc change dev %s parent 1:1 handle 10: rem limit 100 target 50" % SRC_IF)
+        after = lab.qdisc("rem")
+        htb = [c for c in lab.classes() if c["handle"] == "1:1"][0]
+        client.wait()
+        time.sleep(3)
+        idle = lab.qdisc("rem")
+        check(before["qlen"] > 500, "trim: a UDP overload fills the queue (%d)" % before["qlen"])
+        check(after["qlen"] <= 100, "trim: lowering the limit trims the queue (%d)" % after["qlen"])
+        check(after["drops"] >= before["drops"] + before["qlen"] - 100,
+              "trim: trimmed packets are counted as drops")
+        check(htb["qlen"] <= 100, "trim: the parent's queue length follows (%d)" % htb["qlen"])
+        check(idle["qlen"] == 0 and idle["backlog"] == 0,
+              "trim: backlog accounting returns to 0 (qlen %d, backlog %d)"
+              % (idle["qlen"], idle["backlog"]))
+
+
+def test_unload(check):
+    kver = os.environ.get("AQM_KERNEL", os.uname().release)
+    ko = os.path.join(os.path.dirname(__file__), "..", "..", "build", "kmod", kver, "sch_rem.ko")
+    with Lab() as lab:
+        shaped_rem(lab)
+        lab.iperf_server()
+        client = lab.iperf_client(2)
+        client.wait()
+        lab.tc("qdisc del dev %s root" % SRC_IF)
+    res = sh("rmmod sch_rem", check=False)
+    check(res.returncode == 0, "sch_rem unloads after use", res.stderr)
+    res = sh("insmod %s" % ko, check=False)
+    check(res.returncode == 0, "sch_rem loads again", res.stderr)
+
+
+def run(check):
+    test_tcp_overload(check)
+    test_udp_equilibrium(check)
+    test_ecn(check)
+    test_limit_trim(check)
+    test_unload(check)
