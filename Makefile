@@ -22,7 +22,7 @@ TC_OUT     := $(BUILD)/tc
 TC_PLUGINS := $(QDISCS:%=$(TC_OUT)/q_%.so)
 TC_CFLAGS  := -O2 -g -fPIC -shared -Wall -Wextra -Werror -Wno-unused-parameter \
 	      -Wno-missing-field-initializers \
-	      -I$(CURDIR)/tc-patches -I$(CURDIR)/kmod/include/uapi/linux \
+	      -I$(CURDIR)/tc-patches -I$(CURDIR)/kmod/include/uapi \
 	      -I$(IPROUTE2)/include -I$(IPROUTE2)/include/uapi -I$(IPROUTE2)/tc
 
 UNIT_TESTS := $(QDISCS:%=$(BUILD)/unit/test_%)
@@ -35,7 +35,9 @@ CHECKPATCH := $(BUILD)/checkpatch/scripts/checkpatch.pl
 # LINUX_VERSION_CODE, being out of tree.
 CHECKPATCH_FLAGS := --strict --no-tree --quiet --ignore CAMELCASE
 
-.PHONY: all modules plugins unit test functional demo check clean
+IPROUTE2_PATCHES := tc-patches/iproute2-6.1
+
+.PHONY: all modules plugins unit test functional demo check clean iproute2-patches
 
 all: modules plugins
 
@@ -82,6 +84,10 @@ test:
 demo: all
 	$(VM_RUN) --kernel $(KVER) -- scripts/demo
 
+# the tc parsers as a patch series for the iproute2 tree (same sources)
+iproute2-patches: $(IPROUTE2)/.version
+	tools/make-iproute2-patches $(IPROUTE2) $(IPROUTE2_PATCHES)
+
 $(CHECKPATCH):
 	tools/fetch-checkpatch $(BUILD)/checkpatch
 
@@ -96,7 +102,13 @@ check: $(CHECKPATCH) modules
 	  $(MAKE) -s -C $(KDIR) M=$(KMOD_OUT) QDISCS="$(QDISCS)" C=2 modules >$(BUILD)/sparse.log 2>&1; \
 	  if grep -E "warning|error" $(BUILD)/sparse.log; \
 	  then echo "FAIL: hygiene: sparse (C=2) on kmod/"; \
-	  else echo "PASS: hygiene: sparse (C=2) on kmod/"; fi; } | tee $(BUILD)/results/check.log
+	  else echo "PASS: hygiene: sparse (C=2) on kmod/"; fi; \
+	  tools/make-iproute2-patches $(IPROUTE2) $(BUILD)/iproute2-patches >/dev/null; \
+	  if diff -r -I '^From [0-9a-f]\{40\} ' -I '^Date: ' -I '^index ' \
+		$(IPROUTE2_PATCHES) $(BUILD)/iproute2-patches; \
+	  then echo "PASS: hygiene: $(IPROUTE2_PATCHES) matches tc-patches/*.c"; \
+	  else echo "FAIL: hygiene: $(IPROUTE2_PATCHES) is stale: run make iproute2-patches"; fi; \
+	} | tee $(BUILD)/results/check.log
 
 clean:
 	rm -rf $(BUILD)/kmod $(BUILD)/tc $(BUILD)/unit $(BUILD)/results

@@ -148,7 +148,7 @@ static enum hrtimer_restart ared_timer(struct hrtimer *timer)
 	struct ared_sched_data *q = container_of(timer, struct ared_sched_data,
 						 timer);
 	struct Qdisc *sch = q->sch;
-	spinlock_t *root_lock;
+	spinlock_t *root_lock; /* of the tree this qdisc is in */
 	bool busy;
 
 	rcu_read_lock();

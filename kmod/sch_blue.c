@@ -57,7 +57,7 @@ static void blue_note_event(struct blue_sched_data *q, enum blue_event event)
 {
 	int moved;
 
-	if (event == BLUE_EVENT_NONE)
+	if (!blue_event_may_move(&q->vars, event))
 		return;
 	moved = blue_apply_event(&q->params, &q->vars, event, ktime_get_ns());
 	if (moved > 0)

@@ -117,17 +117,23 @@ static enum hrtimer_restart rem_timer(struct hrtimer *timer)
 	struct rem_sched_data *q = container_of(timer, struct rem_sched_data, timer);
 	struct Qdisc *sch = q->sch;
 	spinlock_t *root_lock;	/* the root qdisc lock, guards vars */
+	u64 periods;
 	bool busy;
 
 	rcu_read_lock();
 	root_lock = qdisc_lock(qdisc_root_sleeping(sch));
 	spin_lock(root_lock);
 
-	busy = rem_update(&q->params, &q->vars, sch->q.qlen);
+	/*
+	 * Intervals since the last expiry: 1 on time, more when a busy CPU
+	 * held the callback back past whole intervals; the law then makes up
+	 * for the updates it missed.
+	 */
+	periods = hrtimer_forward_now(timer, ns_to_ktime(rem_update_period_ns(&q->params)));
+	busy = rem_update(&q->params, &q->vars, sch->q.qlen,
+			  min_t(u64, periods, REM_MAX_PERIODS));
 	WRITE_ONCE(q->stats.updates, q->stats.updates + 1);
-	if (busy)
-		hrtimer_forward_now(timer, ns_to_ktime(rem_update_period_ns(&q->params)));
-	else
+	if (!busy)
 		q->timer_idle = true;	/* the next enqueue restarts it */
 
 	spin_unlock(root_lock);

@@ -17,7 +17,7 @@
 
 #include "utils.h"
 #include "tc_util.h"
-#include "pkt_sched_aqm.h"
+#include <linux/pkt_sched_aqm.h>
 
 /* a finite number, with nothing after it */
 static inline int aqm_get_double(double *val, const char *arg)

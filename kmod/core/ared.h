@@ -26,7 +26,7 @@
 
 /* Probabilities p_b, p_a, max_p: Q62, 1.0 = ARED_PROB_ONE = TC_AQM_PROB_ONE */
 #define ARED_PROB_SHIFT		62
-#define ARED_PROB_ONE		(1ULL << ARED_PROB_SHIFT)
+#define ARED_PROB_ONE		BIT_ULL(ARED_PROB_SHIFT)
 
 /* Weights and fractions in (0, 1): fractions of 2^64 (Q64) */
 #define ARED_FRAC_SHIFT		64

@@ -49,7 +49,7 @@
 
 /* pm, d1 and d2: Q62, 1.0 = BLUE_PROB_ONE (same scale as TC_AQM_PROB_ONE) */
 #define BLUE_PROB_SHIFT		62
-#define BLUE_PROB_ONE		(1ULL << BLUE_PROB_SHIFT)
+#define BLUE_PROB_ONE		BIT_ULL(BLUE_PROB_SHIFT)
 
 #define BLUE_DEFAULT_LIMIT_PKTS		1000
 #define BLUE_DEFAULT_INCREMENT		11529215046068470ULL	/* 0.0025 */
@@ -180,6 +180,17 @@ static inline enum blue_event blue_link_idle(struct blue_vars *vars)
 {
 	vars->idle_signalled = true;
 	return BLUE_EVENT_IDLE;
+}
+
+/* Could the event move pm at all? Lets the caller skip reading the clock. */
+static inline bool blue_event_may_move(const struct blue_vars *vars,
+				       enum blue_event event)
+{
+	if (event == BLUE_EVENT_CONGESTION)
+		return vars->prob < BLUE_PROB_ONE;
+	if (event == BLUE_EVENT_IDLE)
+		return vars->prob > 0;
+	return false;
 }
 
 /* Less than freeze_time since pm last changed? A clock seen going back is. */

@@ -64,6 +64,8 @@
 /* c is capped at 2^30 packets per interval, the mismatch at +-2^31 */
 #define REM_CAP_MAX_PKTS	(1ULL << 30)
 #define REM_MISMATCH_MAX_PKTS	(1ULL << 31)
+/* a late timer stands for at most this many intervals */
+#define REM_MAX_PERIODS		64
 
 #define REM_USEC_PER_SEC	1000000U
 
@@ -431,6 +433,13 @@ static inline struct aqm_s128 rem_capacity(const struct rem_params *params,
  * @params:	configuration
  * @vars:	state, updated
  * @qlen_pkts:	instantaneous queue length q
+ * @periods:	intervals elapsed since the last update, 1 when the timer is
+ *		on time (more when a busy CPU delayed it past a whole interval)
+ *
+ * A late update stands for @periods updates with the same q: x is taken per
+ * interval (arrivals / @periods) and the price moves @periods steps, which
+ * max(0, ...) makes exact for a constant mismatch. With inw < 1 the
+ * smoothing is applied once, an approximation only when the timer slips.
  *
  * x, c and the mismatch alpha (q - b) + x - c are Q64, the price is Q64:
  * each step rounds by at most 2^-62 packets or price units. The price is
@@ -441,10 +450,15 @@ static inline struct aqm_s128 rem_capacity(const struct rem_params *params,
  * the caller may stop its timer until the next packet arrives.
  */
 static inline bool rem_update(const struct rem_params *params,
-			      struct rem_vars *vars, u32 qlen_pkts)
+			      struct rem_vars *vars, u32 qlen_pkts, u32 periods)
 {
-	struct aqm_s128 x, c, m, mag, delta, price, old = vars->price;
+	struct aqm_s128 x, c, m, mag, delta, price, old = vars->price, in;
 	bool neg;
+
+	if (!periods)
+		periods = 1;
+	else if (periods > REM_MAX_PERIODS)
+		periods = REM_MAX_PERIODS;
 
 	/*
 	 * x = (1 - inw) x + inw arrivals. 1 - inw < 1 is a fraction of 2^64;
@@ -452,9 +466,9 @@ static inline bool rem_update(const struct rem_params *params,
 	 */
 	x = rem_mul_frac_q64((REM_WEIGHT_ONE - params->inw_q62) << (64 - REM_WEIGHT_SHIFT),
 			     vars->in);
-	x = aqm_s128_add(x, rem_u128_shl(aqm_s128_mul_frac(params->inw_q62,
-							   vars->arrivals_pkts, 0),
-					 REM_PKTS_SHIFT - REM_WEIGHT_SHIFT));
+	in = rem_u128_shl(aqm_s128_mul_frac(params->inw_q62, vars->arrivals_pkts, 0),
+			  REM_PKTS_SHIFT - REM_WEIGHT_SHIFT);
+	x = aqm_s128_add(x, periods > 1 ? rem_u128_div_u32(in, periods) : in);
 	c = rem_capacity(params, vars, x);
 
 	/* m = alpha (q - b) + x - c, Q64, |m| < 2^34 packets before the cap */
@@ -464,8 +478,14 @@ static inline bool rem_update(const struct rem_params *params,
 	neg = aqm_s128_is_neg(m);
 	mag = rem_q64_clamp(neg ? aqm_s128_neg(m) : m, REM_MISMATCH_MAX_PKTS);
 
-	/* price = max(0, price + gamma m) */
+	/* price = max(0, price + periods gamma m); periods |m| < 2^37 */
 	delta = rem_mul_frac_q64(params->gamma_frac, mag);
+	if (periods > 1) {
+		u64 whole = delta.hi * periods;
+
+		delta = aqm_s128_mul_frac(delta.lo, periods, 0);
+		delta.hi += whole;
+	}
 	price = aqm_s128_add(old, neg ? aqm_s128_neg(delta) : delta);
 	price = rem_q64_clamp(price, REM_PRICE_MAX_INT);
 

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared by testbed/vm/run (--native) and testbed/vm/guest-run (in the VM):
 # load/unload the project's modules and check the kernel log for faults.
 # Sourced by bash; messages go to stderr prefixed "vm: ". Uses few external
@@ -93,21 +94,29 @@ kmod_load() {
 	echo "vm: loaded ${LOADED_MODULES[*]}" >&2
 }
 
-# rmmod what kmod_load loaded, newest first, to prove unloading works.
-# Namespace teardown is asynchronous and may still hold a qdisc of ours,
-# so rmmod is retried for a few seconds.
+# rmmod what kmod_load loaded, newest first, to prove unloading works. If a
+# module is still in use, run RELEASE (a command that frees what the test
+# left behind; optional) and retry for a few seconds: the teardown of network
+# namespaces, which may hold one of our qdiscs, is asynchronous.
 kmod_unload() {
-	local i mod try rc=0
+	local release=${1:-} i mods=() busy=()
 	((${#LOADED_MODULES[@]})) || return 0
 	for ((i = ${#LOADED_MODULES[@]} - 1; i >= 0; i--)); do
-		mod=${LOADED_MODULES[i]}
-		for try in 1 2 3 4 5 6 7 8 9 10; do
-			rmmod "$mod" 2>/dev/null && continue 2
-			sleep 0.5
-		done
-		echo "vm: rmmod $mod failed: $(rmmod "$mod" 2>&1)" >&2
-		rc=1
+		mods+=("${LOADED_MODULES[i]}")
 	done
 	LOADED_MODULES=()
-	return $rc
+	rmmod "${mods[@]}" 2>/dev/null && return 0
+	[[ -z $release ]] || $release
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
+		busy=()
+		for i in "${mods[@]}"; do
+			[[ -e /sys/module/${i//-/_} ]] && ! rmmod "$i" 2>/dev/null && busy+=("$i")
+		done
+		((${#busy[@]})) || return 0
+		sleep 0.5
+	done
+	for i in "${busy[@]}"; do
+		echo "vm: rmmod $i failed: $(rmmod "$i" 2>&1)" >&2
+	done
+	return 1
 }

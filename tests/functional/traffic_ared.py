@@ -6,14 +6,14 @@ import math
 import os
 import time
 
-from netlab import Lab, SRC, SRC_IF, set_sysctl, sh
+from netlab import Lab, SRC, RTR_IF, set_sysctl, sh
 
 RATE_BPS = 10e6 / 8
 SHAPER = ("qdisc add dev %s root handle 1: htb default 1; "
           "class add dev %s parent 1: classid 1:1 htb rate 10mbit burst 12500"
-          % (SRC_IF, SRC_IF))
+          % (RTR_IF, RTR_IF))
 ARED = ("qdisc add dev %s parent 1:1 handle 10: ared limit 300 min 20 max 60"
-        % SRC_IF)
+        % RTR_IF)
 
 
 def shaped_ared(lab, extra=""):
@@ -68,10 +68,12 @@ def test_forced_udp(check):
         shaped_ared(lab, "nogentle bandwidth 10mbit")
         lab.iperf_server()
         client = lab.iperf_client(4, udp_rate="30M")
+        during = lab.sample("ared", 3, every=0.5)
         client.wait()
         s = lab.qdisc("ared")
+        peak = max(x["avg"] for x in during)
         check(s["forced_drops"] > 0, "udp: avg above max forces drops (%d)" % s["forced_drops"])
-        check(s["avg"] >= 55, "udp: the average reached max (%.1f)" % s["avg"])
+        check(peak >= 59, "udp: the average reached max under load (peak %.1f)" % peak)
         drops_add_up(check, "udp", s)
 
 
@@ -80,13 +82,19 @@ def test_auto_weight(check):
     with Lab() as lab:
         shaped_ared(lab)
         lab.iperf_server()
-        client = lab.iperf_client(5, udp_rate="20M")
-        time.sleep(4)
-        s = lab.qdisc("ared")
-        client.wait()
-        check(abs(s["rate"] / RATE_BPS - 1) < 0.15,
-              "estimate: the dequeue rate estimate is the shaper's 10 Mbit/s (%.0f B/s)"
-              % s["rate"])
+        client = lab.iperf_client(6, udp_rate="20M")
+        time.sleep(2)
+        t0, first = time.time(), lab.qdisc("ared")
+        time.sleep(3)
+        t1, s = time.time(), lab.qdisc("ared")
+        out, err = client.communicate()
+        check(client.returncode == 0, "estimate: iperf3 ran", err + out[-500:])
+        # htb under TCG delivers somewhat less than its rate: compare with
+        # what the qdisc actually sent while backlogged
+        sent = (s["bytes"] - first["bytes"]) / (t1 - t0)
+        check(abs(s["rate"] / sent - 1) < 0.15 and 0.5 < sent / RATE_BPS < 1.1,
+              "estimate: the dequeue rate estimate %.0f B/s matches the rate sent, %.0f B/s "
+              "(shaper 1250000)" % (s["rate"], sent))
         c = s["rate"] / 1514.0
         want = -math.expm1(-1 / c)
         check(abs(s["weight"] / want - 1) < 1e-3,
@@ -114,7 +122,7 @@ def test_unload(check):
         lab.iperf_server()
         client = lab.iperf_client(2)
         client.wait()
-        lab.tc("qdisc del dev %s root" % SRC_IF)
+        lab.tc("qdisc del dev %s root" % RTR_IF)
     res = sh("rmmod sch_ared", check=False)
     check(res.returncode == 0, "sch_ared unloads after use", res.stderr)
     res = sh("insmod %s" % ko, check=False)

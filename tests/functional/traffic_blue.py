@@ -79,7 +79,7 @@ def run_tcp(lab, seconds, flows):
     return client.returncode
 
 
-def overload_then_light(check, tag, lab, created, load, min_increments):
+def overload_then_light(check, tag, lab, created, load, min_increments, min_prob):
     """Drive one set-up whose blue was made at time created; report through
     check and return blue's statistics at the end of the load."""
     rc = load()
@@ -103,8 +103,7 @@ def overload_then_light(check, tag, lab, created, load, min_increments):
     check(loaded["tail_drops"] > 0 and loaded["max_qlen"] == LIMIT_PKTS,
           "%s: the overload overflows the buffer" % tag,
           "tail drops %d, max queue %d" % (loaded["tail_drops"], loaded["max_qlen"]))
-    check(loaded["prob"] >= min_increments * INCREMENT and
-          loaded["increments"] >= min_increments,
+    check(loaded["prob"] >= min_prob and loaded["increments"] >= min_increments,
           "%s: pm rises under the overload" % tag,
           "pm %g after %d increments" % (loaded["prob"], loaded["increments"]))
     # every change of pm is at least one freeze after the previous one
@@ -138,7 +137,7 @@ def udp_behind_tbf(check):
                % (netlab.RTR_IF, BLUE_ARGS))
         loaded = overload_then_light(
             check, tag, lab, created,
-            lambda: send_udp(OVERLOAD_PPS, LOAD_S), 5)
+            lambda: send_udp(OVERLOAD_PPS, LOAD_S), 5, 5 * INCREMENT)
         check(loaded["early_drops"] > 0 and loaded["ecn_marks"] == 0,
               "%s: without ecn, pm drops packets early" % tag,
               "early drops %d, marks %d" % (loaded["early_drops"], loaded["ecn_marks"]))
@@ -156,7 +155,7 @@ def tcp_ecn_behind_htb(check):
                % (netlab.RTR_IF, BLUE_ARGS))
         loaded = overload_then_light(
             check, tag, lab, created,
-            lambda: run_tcp(lab, LOAD_S, TCP_FLOWS), 2)
+            lambda: run_tcp(lab, LOAD_S, TCP_FLOWS), 2, INCREMENT)
         check(loaded["ecn_marks"] > 0,
               "%s: with ecn, pm marks ECN-capable packets" % tag,
               "marks %d, early drops %d" % (loaded["ecn_marks"], loaded["early_drops"]))

@@ -130,6 +130,16 @@ static void test_freeze(void)
 	check(blue_apply_event(&params, &vars, BLUE_EVENT_CONGESTION, t0 + 2 * freeze) == 0 &&
 	      vars.last_change_ns == t0 + 1, "a loss with pm = 1 changes nothing, keeps the freeze");
 
+	vars.prob = 0;
+	check(!blue_event_may_move(&vars, BLUE_EVENT_IDLE) &&
+	      blue_event_may_move(&vars, BLUE_EVENT_CONGESTION) &&
+	      !blue_event_may_move(&vars, BLUE_EVENT_NONE),
+	      "at pm = 0 only congestion may move pm (the glue skips the clock otherwise)");
+	vars.prob = BLUE_PROB_ONE;
+	check(blue_event_may_move(&vars, BLUE_EVENT_IDLE) &&
+	      !blue_event_may_move(&vars, BLUE_EVENT_CONGESTION),
+	      "at pm = 1 only idle may move pm");
+
 	/* longest freeze: 60 s and the u32 maximum, no overflow in ns */
 	setup(&params, &vars);
 	params.freeze_us = BLUE_FREEZE_MAX_US;

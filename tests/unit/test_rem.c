@@ -222,7 +222,7 @@ static void test_trace(const char *name, double gamma, double phi, double alpha,
 		a = floor(fmax(a, 0) + test_uniform(&rng));
 
 		vars.arrivals_pkts = (uint32_t)a;
-		rem_update(&params, &vars, (uint32_t)q);
+		rem_update(&params, &vars, (uint32_t)q, 1);
 		ref_update(&ref, q, a);
 
 		got = price_of(vars.price);
@@ -307,21 +307,58 @@ static void test_capacity_modes(void)
 	setup(&params, 0.001, 1.001, 0.1, 1, 20, 2000, 0);
 	rem_vars_init(&vars);
 	vars.arrivals_pkts = 1000;
-	rem_update(&params, &vars, 20);
+	rem_update(&params, &vars, 20, 1);
 	check(vars.price.hi == 0 && vars.price.lo == 0 && vars.cap_q32 == vars.in_q32,
 	      "no estimate yet: c = x, a queue at target leaves the price at 0");
 	vars.arrivals_pkts = 1000;
-	rem_update(&params, &vars, 30);
+	rem_update(&params, &vars, 30, 1);
 	check(fabs(price_of(vars.price) - 0.001) < 1e-12,
 	      "no estimate yet: the queue term alone moves the price (%.6g)", price_of(vars.price));
 
 	vars.dq_rate_q16 = 500ULL << REM_RATE_SHIFT;	/* 500 pps = 1 per 2 ms */
 	vars.arrivals_pkts = 3;
-	rem_update(&params, &vars, 20);
+	rem_update(&params, &vars, 20, 1);
 	check(fabs(ldexp((double)vars.cap_q32, -32) - 1) < 1e-9 &&
 	      fabs(price_of(vars.price) - 0.003) < 1e-12,
 	      "estimated mode: c from the dequeue rate (c %.6f, price %.6g)",
 	      ldexp((double)vars.cap_q32, -32), price_of(vars.price));
+}
+
+/* a timer late by n intervals: the same as n on-time updates with the same q */
+static void test_late_timer(void)
+{
+	struct rem_params params;
+	struct rem_vars a, b;
+	unsigned int n, bad = 0;
+
+	for (n = 2; n <= 64; n++) {
+		setup(&params, 0.003, 1.001, 0.1, 1, 20, 2000, 1250000);
+		rem_vars_init(&a);
+		rem_vars_init(&b);
+		a.price = b.price = price_from(3.25);
+		a.arrivals_pkts = 7 * n;
+		rem_update(&params, &a, 45, n);
+		for (unsigned int i = 0; i < n; i++) {
+			b.arrivals_pkts = 7;
+			rem_update(&params, &b, 45, 1);
+		}
+		bad += fabs(price_of(a.price) - price_of(b.price)) > 1e-12 ||
+		       a.in.hi != b.in.hi || llabs((long long)(a.in.lo - b.in.lo)) > 64;
+		/* and down to the clamp at 0 */
+		a.arrivals_pkts = 0;
+		a.price = price_from(0.01);
+		rem_update(&params, &a, 0, n * 1000);
+		bad += a.price.hi || a.price.lo;
+	}
+	check(bad == 0, "a timer late by n intervals equals n on-time updates (n = 2..64)");
+	setup(&params, 0.003, 1.001, 0.1, 1, 20, 2000, 1250000);
+	rem_vars_init(&a);
+	rem_vars_init(&b);
+	a.arrivals_pkts = b.arrivals_pkts = 1000;
+	rem_update(&params, &a, 1000, 64);
+	rem_update(&params, &b, 1000, 100000);
+	check(a.price.hi == b.price.hi && a.price.lo == b.price.lo,
+	      "a timer late by more than 64 intervals counts as 64");
 }
 
 static void test_idle(void)
@@ -335,16 +372,16 @@ static void test_idle(void)
 	vars.price = price_from(50);
 	vars.in = aqm_s128_from_u64(0);
 	vars.in.hi = 7;
-	while (rem_update(&params, &vars, 0) && steps < 1000000)
+	while (rem_update(&params, &vars, 0, 1) && steps < 1000000)
 		steps++;
 	check(vars.price.hi == 0 && vars.price.lo == 0 && vars.in.hi == 0 && vars.in.lo == 0 &&
 	      vars.prob == 0 &&
 	      steps > 0 && steps < 1000000,
 	      "an idle queue drains price and x to 0, then reports idle (%d steps)", steps);
-	check(!rem_update(&params, &vars, 0), "idle and settled: no work to do");
+	check(!rem_update(&params, &vars, 0, 1), "idle and settled: no work to do");
 	vars.arrivals_pkts = 1;
-	check(rem_update(&params, &vars, 0), "an arrival wakes the controller");
-	check(rem_update(&params, &vars, 1), "a packet in the queue wakes the controller");
+	check(rem_update(&params, &vars, 0, 1), "an arrival wakes the controller");
+	check(rem_update(&params, &vars, 1, 1), "a packet in the queue wakes the controller");
 }
 
 static void test_extremes(void)
@@ -358,7 +395,7 @@ static void test_extremes(void)
 	for (i = 0; i < 10000; i++) {
 		vars.arrivals_pkts = UINT32_MAX;
 		vars.dq_rate_q16 = 1;
-		rem_update(&params, &vars, UINT32_MAX);
+		rem_update(&params, &vars, UINT32_MAX, 1);
 	}
 	check(vars.price.hi == REM_PRICE_MAX_INT && vars.prob == REM_PROB_ONE &&
 	      vars.price_q32 == REM_PRICE_MAX_INT << 32,
@@ -366,7 +403,7 @@ static void test_extremes(void)
 	params.target_pkts = UINT32_MAX;
 	vars.dq_rate_q16 = REM_RATE_MAX_PPS << REM_RATE_SHIFT;
 	for (i = 0; i < 10; i++)
-		rem_update(&params, &vars, 0);
+		rem_update(&params, &vars, 0, 1);
 	check(vars.price.hi == 0 && vars.price.lo == 0 && vars.prob == 0,
 	      "the most negative mismatch clamps the price at 0");
 	vars.arrivals_pkts = 0;
@@ -412,6 +449,7 @@ int main(void)
 	test_fixed_capacity();
 	test_estimator();
 	test_capacity_modes();
+	test_late_timer();
 	test_idle();
 	test_extremes();
 	test_drop_decision();

@@ -1,0 +1,160 @@
+"""From a run's raw series to 1 s bins and a summary, all in nominal units.
+
+Inputs, as experiment.py writes them:
+- queue samples (the C sampler's CSV, emulated time) with `t_s`, the
+  sample's nominal time since the first flow started, added;
+- flow intervals: one dict per (flow, iperf3 interval) with nominal `t_s`
+  (interval end), `cwnd_pkts`, `goodput_bps` (receiver side, nominal).
+
+Time in nominal seconds, rates in nominal bit/s, delays in nominal ms: the
+emulated link runs at rate / k for k times as long.
+"""
+
+import math
+import statistics
+
+CUT_FRACTION = 0.05   # a cwnd drop larger than this is a window cut
+EPOCH_GAP_S = 0.2     # cuts closer than this belong to one loss epoch
+
+
+def percentile(values, p):
+    """Linear interpolation between closest ranks; None when empty."""
+    if not values:
+        return None
+    v = sorted(values)
+    x = (len(v) - 1) * p / 100
+    lo = math.floor(x)
+    hi = min(lo + 1, len(v) - 1)
+    return v[lo] + (v[hi] - v[lo]) * (x - lo)
+
+
+def delta(a, b):
+    """Counter deltas between two samples (b after a)."""
+    sent = b["sent_pkts"] - a["sent_pkts"]
+    drops = b["drops"] - a["drops"]
+    arrivals = sent + drops + b["qlen_pkts"] - a["qlen_pkts"]
+    return {"t_emul_s": (b["t_us"] - a["t_us"]) / 1e6,
+            "bytes": b["sent_bytes"] - a["sent_bytes"],
+            "drops": drops, "arrivals": arrivals,
+            "marks": (b["ecn_marks"] or 0) - (a["ecn_marks"] or 0)}
+
+
+def rates(d, rate_emul_bps):
+    util = d["bytes"] * 8 / (rate_emul_bps * d["t_emul_s"]) if d["t_emul_s"] > 0 else None
+    loss = d["drops"] / d["arrivals"] if d["arrivals"] > 0 else 0.0
+    return util, loss
+
+
+def queue_delay_ms(sample, rate_nominal_bps):
+    """Delay a packet arriving at this sample would see, nominal ms."""
+    return sample["backlog_bytes"] * 8 / rate_nominal_bps * 1e3
+
+
+def bins(samples, flows, rate_nominal_bps, scale, bin_s=1.0):
+    """One row per bin_s of nominal time: utilisation, loss rate, queue."""
+    rate_emul = rate_nominal_bps / scale
+    rows = []
+    if not samples:
+        return rows
+    end = samples[-1]["t_s"]
+    prev = samples[0]
+    start = math.floor(prev["t_s"])
+    b = start
+    while b < end:
+        inside = [s for s in samples if b <= s["t_s"] < b + bin_s]
+        if inside:
+            d = delta(prev, inside[-1])
+            util, loss = rates(d, rate_emul)
+            q = [s["qlen_pkts"] for s in inside]
+            p = [s["prob"] for s in inside if s["prob"] is not None]
+            row = {"t_s": b, "utilisation": util, "loss_rate": loss,
+                   "arrivals": d["arrivals"], "drops": d["drops"], "ecn_marks": d["marks"],
+                   "qlen_mean_pkts": statistics.fmean(q), "qlen_max_pkts": max(q),
+                   "delay_mean_ms": statistics.fmean(queue_delay_ms(s, rate_nominal_bps)
+                                                     for s in inside),
+                   "prob_mean": statistics.fmean(p) if p else None}
+            for f in sorted({fl["flow"] for fl in flows}):
+                g = [fl["goodput_bps"] for fl in flows
+                     if fl["flow"] == f and b < fl["t_s"] <= b + bin_s]
+                row["goodput_mbps_%d" % f] = statistics.fmean(g) / 1e6 if g else None
+            rows.append(row)
+            prev = inside[-1]
+        b += bin_s
+    return rows
+
+
+def jain(xs):
+    xs = [x for x in xs if x is not None]
+    if not xs or not any(xs):
+        return None
+    return sum(xs) ** 2 / (len(xs) * sum(x * x for x in xs))
+
+
+def synchronisation(flows, interval_s):
+    """Loss epochs (window cuts of any flow, gaps < EPOCH_GAP_S merged) and
+    the fraction of them in which every flow cut its window."""
+    ids = sorted({f["flow"] for f in flows})
+    cuts = []  # (time, flow)
+    for f in ids:
+        series = sorted((x for x in flows if x["flow"] == f), key=lambda x: x["t_s"])
+        for a, b in zip(series, series[1:]):
+            if a["cwnd_pkts"] and b["cwnd_pkts"] < a["cwnd_pkts"] * (1 - CUT_FRACTION):
+                cuts.append((b["t_s"], f))
+    cuts.sort()
+    epochs = []
+    for t, f in cuts:
+        if epochs and t - epochs[-1]["end"] <= EPOCH_GAP_S + interval_s / 2:
+            epochs[-1]["end"] = t
+            epochs[-1]["flows"].add(f)
+        else:
+            epochs.append({"start": t, "end": t, "flows": {f}})
+    if not epochs:
+        return {"loss_epochs": 0, "all_flows_cut_fraction": None,
+                "mean_flows_cut_fraction": None}
+    return {"loss_epochs": len(epochs),
+            "all_flows_cut_fraction": sum(len(e["flows"]) == len(ids) for e in epochs)
+            / len(epochs),
+            "mean_flows_cut_fraction": statistics.fmean(len(e["flows"]) / len(ids)
+                                                         for e in epochs)}
+
+
+def summary(samples, flows, rate_nominal_bps, scale, window, interval_s):
+    """Figures over the nominal time window (t0, t1)."""
+    t0, t1 = window
+    inside = [s for s in samples if t0 <= s["t_s"] <= t1]
+    if len(inside) < 2:
+        return {"error": "fewer than two queue samples in the window"}
+    d = delta(inside[0], inside[-1])
+    util, loss = rates(d, rate_nominal_bps / scale)
+    q = [s["qlen_pkts"] for s in inside]
+    delays = [queue_delay_ms(s, rate_nominal_bps) for s in inside]
+    probs = [s["prob"] for s in inside if s["prob"] is not None]
+    goodput = {}
+    for f in sorted({fl["flow"] for fl in flows}):
+        g = [fl["goodput_bps"] for fl in flows if fl["flow"] == f and t0 < fl["t_s"] <= t1]
+        goodput[f] = statistics.fmean(g) if g else None
+    in_window = [fl for fl in flows if t0 < fl["t_s"] <= t1]
+    out = {"window_s": [t0, t1],
+           "utilisation": util, "loss_rate": loss,
+           "arrivals_pkts": d["arrivals"], "drops_pkts": d["drops"], "ecn_marks": d["marks"],
+           "queue_pkts": {"mean": statistics.fmean(q), "std": statistics.pstdev(q),
+                          "min": min(q), "max": max(q),
+                          **{"p%d" % p: percentile(q, p) for p in (5, 25, 50, 75, 95, 99)}},
+           "queue_delay_ms": {"mean": statistics.fmean(delays),
+                              **{"p%d" % p: percentile(delays, p) for p in (50, 95, 99)}},
+           "prob_mean": statistics.fmean(probs) if probs else None,
+           "goodput_mbps": {str(f): g / 1e6 if g is not None else None
+                            for f, g in goodput.items()},
+           "jain_index": jain(list(goodput.values())),
+           "synchronisation": synchronisation(in_window, interval_s)}
+    return out
+
+
+def jitter(samples, interval_us):
+    """Sampling lateness from the sampler's CSV, microseconds."""
+    late = [s["late_us"] for s in samples]
+    gaps = [b["t_us"] - a["t_us"] for a, b in zip(samples, samples[1:])]
+    return {"interval_us": interval_us, "samples": len(samples),
+            "late_p50_us": percentile(late, 50), "late_p99_us": percentile(late, 99),
+            "late_max_us": max(late) if late else None,
+            "gaps_over_interval": sum(g > interval_us for g in gaps)}

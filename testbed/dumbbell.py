@@ -1,0 +1,151 @@
+"""The study's dumbbell as a Mininet topology, and the path set-up that makes
+the AQM the only queue that builds.
+
+    S1..S4 -- N1 ==bottleneck==> N2 -- R1..R4
+
+Hosts are wired straight to two LinuxRouter-style nodes: no switch, no Open
+vSwitch, no controller. Dumbbell.build() only wires; configure() then sets,
+for a time scale k (rates / k, delays * k, packet counts unchanged):
+
+- N1's egress toward N2: htb at the bottleneck rate (burst: 10 ms of the
+  rate, enough for late htb timers under TCG) with the AQM as its one leaf,
+  handle 10:. htb never queues in front of the leaf.
+- Propagation delay only on the ACK path, with netem on router egresses
+  that carry no data: N2 -> N1 holds the bottleneck's two-way delay, N1 -> Si
+  the access links' two-way delay of pair i. netem can neither hold data
+  behind the AQM nor drop it (its limit is far above any window).
+- TSO, GSO and GRO off everywhere (one skb is one packet), IPv6 off,
+  receivers acknowledge every packet (route quickack), socket buffers sized
+  for a window of about WINDOW_PKTS, no cached TCP metrics between runs, and
+  the senders' minimum RTO scaled with k.
+
+The access links are not rate-limited: veth is faster than the scaled
+bottleneck, so they never queue.
+
+Use from a Mininet script:
+    net = Mininet(topo=Dumbbell(), controller=None); net.start()
+    configure(net, scale=10, leaf="pi limit 2500 target 1000")
+"""
+
+from mininet.node import Node
+from mininet.topo import Topo
+
+PAIRS = 4
+BOTTLENECK_RATE_BPS = 1e9
+BOTTLENECK_DELAY_S = 0.020            # one way
+ACCESS_DELAY_S = (0.001, 0.002, 0.002, 0.002)  # one way, Si-N1 and Ri-N2
+BUFFER_PKTS = 2500
+WINDOW_PKTS = 8000                    # receiver window (ns-2 window_)
+MSS_BYTES = 1448
+START_GAP_S = 0.1                     # between flow starts
+RTO_MIN_S = 0.2
+SHAPER_BURST_S = 0.010                # htb burst, in wall time (not scaled)
+NETEM_LIMIT_PKTS = 1000000
+
+BOTTLENECK_DEV = "n1-n2"              # the AQM's device, on N1
+REVERSE_DEV = "n2-n1"                 # N2 -> N1: ACKs only
+LEAF_HANDLE = "10:"
+
+
+def sender_ip(i):
+    return "10.0.%d.1" % i
+
+
+def receiver_ip(i):
+    return "10.1.%d.1" % i
+
+
+def rtt_nominal_s(i):
+    """Two-way propagation delay of pair i (1-based), nominal."""
+    return 2 * (2 * ACCESS_DELAY_S[i - 1] + BOTTLENECK_DELAY_S)
+
+
+class LinuxRouter(Node):
+    """A node that forwards IPv4 and carries static routes."""
+
+    def config(self, routes=(), **params):
+        super().config(**params)
+        self.cmd("sysctl -qw net.ipv4.ip_forward=1")
+        for route in routes:
+            self.cmd("ip route add " + route)
+
+
+class Dumbbell(Topo):
+    """Si on N1, Ri on N2, N1-N2 the bottleneck. Wiring only."""
+
+    def build(self, pairs=PAIRS):
+        # ip: each router's first interface (Mininet would invent one)
+        n1 = self.addNode("n1", cls=LinuxRouter, ip="10.255.0.1/30",
+                          routes=["10.1.0.0/16 via 10.255.0.2"])
+        n2 = self.addNode("n2", cls=LinuxRouter, ip="10.255.0.2/30",
+                          routes=["10.0.0.0/16 via 10.255.0.1"])
+        self.addLink(n1, n2, intfName1=BOTTLENECK_DEV, intfName2=REVERSE_DEV,
+                     params1={"ip": "10.255.0.1/30"},
+                     params2={"ip": "10.255.0.2/30"})
+        for i in range(1, pairs + 1):
+            for name, router, ip in (("s%d" % i, n1, sender_ip(i)),
+                                     ("r%d" % i, n2, receiver_ip(i))):
+                gateway = ip.rsplit(".", 1)[0] + ".254"
+                host = self.addHost(name, ip=ip + "/24",
+                                    defaultRoute="via " + gateway)
+                self.addLink(host, router, intfName1=name + "-eth0",
+                             intfName2="%s-%s" % (router, name),
+                             params1={"ip": ip + "/24"},
+                             params2={"ip": gateway + "/24"})
+
+
+def run(node, cmd):
+    """Run cmd in node's namespace; raise with its output if it fails."""
+    out = node.cmd(cmd + "; echo rc=$?")
+    text, _, rc = out.rstrip().rpartition("rc=")
+    if rc.strip() != "0":
+        raise RuntimeError("%s: %s: %s" % (node.name, cmd, text.strip()))
+    return text
+
+
+def tc_time(seconds):
+    return "%dus" % round(seconds * 1e6)
+
+
+def configure(net, scale, leaf, rate_bps=BOTTLENECK_RATE_BPS):
+    """Set up every node for time scale `scale` with `leaf` (a tc qdisc
+    spec, "pfifo limit 8000") as the bottleneck's AQM."""
+    # 2 * window * MSS: Linux advertises half the receive buffer (6.1)
+    rmem_bytes = 2 * WINDOW_PKTS * MSS_BYTES
+    for node in net.hosts:
+        for sysctl in ("net.ipv6.conf.all.disable_ipv6=1",
+                       "net.ipv6.conf.default.disable_ipv6=1",
+                       "net.ipv4.tcp_no_metrics_save=1",
+                       "net.ipv4.tcp_rmem='4096 131072 %d'" % rmem_bytes,
+                       "net.ipv4.tcp_wmem='4096 131072 %d'" % (2 * rmem_bytes)):
+            run(node, "sysctl -qw " + sysctl)
+        for intf in node.intfNames():
+            if intf != "lo":
+                run(node, "ethtool -K %s tso off gso off gro off" % intf)
+    n1, n2 = net["n1"], net["n2"]
+    pairs = len([h for h in net.hosts if h.name.startswith("s")])
+    for i in range(1, pairs + 1):
+        s, r = net["s%d" % i], net["r%d" % i]
+        run(r, "ip route change default via 10.1.%d.254 quickack 1" % i)
+        run(s, "ip route change default via 10.0.%d.254 rto_min %dms"
+            % (i, round(RTO_MIN_S * scale * 1e3)))
+        access_rtt_s = 2 * 2 * ACCESS_DELAY_S[i - 1]
+        run(n1, "tc qdisc replace dev n1-s%d root netem delay %s limit %d"
+            % (i, tc_time(access_rtt_s * scale), NETEM_LIMIT_PKTS))
+    run(n2, "tc qdisc replace dev %s root netem delay %s limit %d"
+        % (REVERSE_DEV, tc_time(2 * BOTTLENECK_DELAY_S * scale), NETEM_LIMIT_PKTS))
+    emulated_bps = rate_bps / scale
+    burst_bytes = max(3000, round(emulated_bps / 8 * SHAPER_BURST_S))
+    run(n1, "tc qdisc replace dev %s root handle 1: htb default 1" % BOTTLENECK_DEV)
+    run(n1, "tc class replace dev %s parent 1: classid 1:1 htb rate %dbit ceil %dbit "
+        "burst %d cburst %d quantum 1514"
+        % (BOTTLENECK_DEV, emulated_bps, emulated_bps, burst_bytes, burst_bytes))
+    set_leaf(net, leaf)
+
+
+def set_leaf(net, leaf):
+    """Put `leaf` under the shaper (replacing the previous leaf)."""
+    n1 = net["n1"]
+    n1.cmd("tc qdisc del dev %s parent 1:1 handle %s" % (BOTTLENECK_DEV, LEAF_HANDLE))
+    run(n1, "tc qdisc add dev %s parent 1:1 handle %s %s"
+        % (BOTTLENECK_DEV, LEAF_HANDLE, leaf))

@@ -1,0 +1,591 @@
+#!/usr/bin/python3
+"""Run one experiment on the scaled dumbbell: fidelity check, then the AQM.
+
+    experiment.py --aqm pi --aqm-args "limit 2500 target 1000 a 1.822e-7 b 1.816e-7" \
+        --bandwidth 1000mbit --duration 100s --scale auto --out results/pi-1g
+
+Needs root, Mininet, iperf3, tc (TC_LIB_DIR for our plugins), the qdisc
+modules loaded and build/testbed/sampler: scripts/experiment arranges all
+that. Every value given is nominal (the study's); with time scale k the
+emulated network runs rates / k and delays, start gaps, sampling and the
+AQM's time constants * k. The fidelity check (drop-tail with a buffer above
+the BDP) must pass or the run is marked invalid and no result is printed.
+
+Writes into --out: queue.csv (raw samples), flows.csv (per-flow iperf3
+intervals), bins.csv (1 s nominal bins), the same three under fidelity/,
+summary.json and plots.png. Exit status: 0 valid, 1 invalid, 2 error.
+"""
+
+import argparse
+import csv
+import datetime
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+
+import analysis  # noqa: E402
+import dumbbell as db  # noqa: E402
+
+SAMPLER = os.path.join(ROOT, "build", "testbed", "sampler")
+SAMPLE_INTERVAL_S = 0.010      # nominal
+FLOW_INTERVAL_S = 0.1          # nominal, iperf3 -i
+SCALES = (1, 2, 5, 10, 20, 50, 100)
+CALIBRATION_HEADROOM = 2.5     # emulated rate <= single-flow TCP rate / this
+MIN_UTILISATION = 0.97
+MAX_RTT_ERROR = 0.05
+MIN_ACKS_PER_PKT = 0.9
+BASE_PORT = 5201
+PROBE_PORT = 5300
+
+# How each AQM's time-valued parameters scale with k, and their defaults
+# (which must be scaled too when the user leaves them out). "time" is
+# multiplied by k, "freq" and "rate" divided by k.
+SCALING = {
+    "pi": {"freq": ("freq", "170")},
+    "rem": {"interval": ("time", "2ms"), "bandwidth": ("rate", None)},
+    "blue": {"freeze": ("time", "100ms")},
+    "ared": {"interval": ("time", "500ms"), "bandwidth": ("rate", None)},
+    "red": {"bandwidth": ("rate", None)},
+    "pie": {"target": ("time", "15ms"), "tupdate": ("time", "15ms")},
+    "fq_pie": {"target": ("time", "15ms"), "tupdate": ("time", "15ms")},
+    "codel": {"target": ("time", "5ms"), "interval": ("time", "100ms"),
+              "ce_threshold": ("time", None)},
+    "fq_codel": {"target": ("time", "5ms"), "interval": ("time", "100ms"),
+                 "ce_threshold": ("time", None)},
+    "sfb": {"rehash": ("time", "600s"), "db": ("time", "60s")},
+}
+# kinds whose "limit" is in packets: the study's buffer is added if absent
+PACKET_LIMIT = {"pfifo", "pi", "rem", "blue", "ared", "pie", "fq_pie", "codel", "fq_codel"}
+
+TIME_UNITS = {"s": 1, "sec": 1, "secs": 1, "ms": 1e-3, "msec": 1e-3, "msecs": 1e-3,
+              "us": 1e-6, "usec": 1e-6, "usecs": 1e-6, "": 1e-6}
+RATE_UNITS = {"bit": 1, "kbit": 1e3, "mbit": 1e6, "gbit": 1e9, "tbit": 1e12,
+              "bps": 8, "kbps": 8e3, "mbps": 8e6, "gbps": 8e9, "": 1}
+
+
+def split_unit(text):
+    i = len(text)
+    while i and not (text[i - 1].isdigit() or text[i - 1] == "."):
+        i -= 1
+    return float(text[:i]), text[i:].lower()
+
+
+def parse_time(text):
+    """tc's time syntax (a bare number is microseconds) -> seconds."""
+    value, unit = split_unit(text)
+    return value * TIME_UNITS[unit]
+
+
+def parse_rate(text):
+    """tc's rate syntax (a bare number is bit/s) -> bit/s."""
+    value, unit = split_unit(text)
+    return value * RATE_UNITS[unit]
+
+
+def parse_duration(text):
+    """100, 100s, 2min -> seconds."""
+    if text.endswith("min"):
+        return float(text[:-3]) * 60
+    return float(text.rstrip("s"))
+
+
+def scale_aqm_args(kind, args, k, buffer_pkts):
+    """The emulated tc arguments for nominal `args`, and what changed."""
+    words = args.split()
+    table = SCALING.get(kind, {})
+    changes = {}
+    out = []
+    i = 0
+    while i < len(words):
+        word = words[i]
+        out.append(word)
+        if word in table and i + 1 < len(words) and words[i + 1] != "auto":
+            how = table[word][0]
+            value = words[i + 1]
+            out.append(scaled(how, value, k))
+            changes[word] = {"nominal": value, "emulated": out[-1]}
+            i += 1
+        i += 1
+    for word, (how, default) in table.items():
+        if word not in words and default is not None and k != 1:
+            out += [word, scaled(how, default, k)]
+            changes[word] = {"nominal": default + " (default)", "emulated": out[-1]}
+    if kind in PACKET_LIMIT and "limit" not in words:
+        out[:0] = ["limit", str(buffer_pkts)]
+    return " ".join(out), changes
+
+
+def scaled(how, value, k):
+    if how == "time":
+        return db.tc_time(parse_time(value) * k)
+    if how == "freq":
+        return "%.6g" % (float(value) / k)
+    return "%dbit" % round(parse_rate(value) / k)
+
+
+T0 = time.monotonic()
+
+
+def log(msg):
+    print("[%4.0f s] %s" % (time.monotonic() - T0, msg), flush=True)
+
+
+# --- the machine -----------------------------------------------------------
+
+
+def init_namespace(restore):
+    """HighSpeed TCP as the default congestion control in the initial
+    namespace, before Mininet creates any (new namespaces copy it; a
+    non-initial one may not set it: EPERM). Big enough backlog queues."""
+    subprocess.run(["modprobe", "tcp_highspeed"], capture_output=True)
+    for name, value in (("net.ipv4.tcp_congestion_control", "highspeed"),
+                        ("net.core.netdev_max_backlog", "100000")):
+        path = "/proc/sys/" + name.replace(".", "/")
+        with open(path) as f:
+            restore[path] = f.read().strip()
+        try:
+            with open(path, "w") as f:
+                f.write(value)
+        except OSError as e:
+            raise SystemExit("experiment: cannot set %s=%s (%s)" % (name, value, e))
+
+
+def softnet_drops():
+    """Packets dropped by full per-CPU backlog queues, all CPUs."""
+    with open("/proc/net/softnet_stat") as f:
+        return sum(int(line.split()[1], 16) for line in f)
+
+
+def module_info(kind):
+    info = {}
+    for name in ("sch_" + kind, "tcp_highspeed"):
+        d = "/sys/module/" + name
+        if os.path.isdir(d):
+            info[name] = {f: open(os.path.join(d, f)).read().strip()
+                          for f in ("srcversion", "version", "taint")
+                          if os.path.exists(os.path.join(d, f))}
+    return info
+
+
+def calibrate(net):
+    """Single-flow TCP rate s1 -> r1 with no shaping or delay, bit/s."""
+    r1, s1 = net["r1"], net["s1"]
+    server = r1.popen(["iperf3", "-s", "-1", "-p", str(BASE_PORT)],
+                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(0.5)
+    out = s1.cmd("iperf3 -c %s -p %d -t 3 -O 1 -J" % (db.receiver_ip(1), BASE_PORT))
+    server.wait(timeout=10)
+    return json.loads(out)["end"]["sum_received"]["bits_per_second"]
+
+
+def auto_scale(rate_bps, capacity_bps):
+    for k in SCALES:
+        if rate_bps / k <= capacity_bps / CALIBRATION_HEADROOM:
+            return k
+    return SCALES[-1]
+
+
+# --- one run on the dumbbell --------------------------------------------------
+
+PROBE = """import socket, struct, sys, time
+for _ in range(3):
+    s = socket.create_connection((sys.argv[1], int(sys.argv[2])))
+    info = s.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 104)
+    print(struct.unpack_from("I", info, 68)[0])  # tcpi_rtt, us
+    s.close()
+    time.sleep(0.05)
+"""
+LISTEN = """import socket, sys, time
+s = socket.socket(); s.bind(("", int(sys.argv[1]))); s.listen(64); time.sleep(3600)
+"""
+
+
+def measure_rtts(net, pairs, k):
+    """Handshake RTT of each pair on the idle network (SYN -> SYN-ACK as
+    the sender's first RTT sample), median of 3, nominal seconds."""
+    listeners = [net["r%d" % i].popen(["python3", "-c", LISTEN, str(PROBE_PORT)])
+                 for i in range(1, pairs + 1)]
+    time.sleep(0.5)
+    probes = [net["s%d" % i].popen(["python3", "-c", PROBE, db.receiver_ip(i),
+                                    str(PROBE_PORT)], stdout=subprocess.PIPE, text=True)
+              for i in range(1, pairs + 1)]
+    rtts = {}
+    for i, p in enumerate(probes, 1):
+        out, _ = p.communicate(timeout=60)
+        samples = sorted(int(x) for x in out.split())
+        measured = samples[len(samples) // 2] / 1e6 / k if samples else None
+        nominal = db.rtt_nominal_s(i)
+        rtts[str(i)] = {"nominal_ms": nominal * 1e3,
+                        "measured_ms": measured * 1e3 if measured else None,
+                        "error": abs(measured - nominal) / nominal if measured else None}
+    for p in listeners:
+        p.kill()
+        p.wait()
+    return rtts
+
+
+def tc_json(node, dev):
+    out = node.cmd("tc -s -j qdisc show dev %s" % dev)
+    try:
+        return json.loads(out)
+    except ValueError:
+        return []
+
+
+def other_queue_drops(net):
+    """Drops of every qdisc but the bottleneck's (which must be the only one
+    that drops), by node:device:kind."""
+    drops = {}
+    for node in net.hosts:
+        for dev in node.intfNames():
+            if dev in ("lo", db.BOTTLENECK_DEV):
+                continue
+            for q in tc_json(node, dev):
+                if q.get("drops"):
+                    drops["%s:%s:%s" % (node.name, dev, q["kind"])] = q["drops"]
+    return drops
+
+
+def highspeed_check(net, pairs):
+    """Every established connection of every sender runs highspeed."""
+    bad = []
+    for i in range(1, pairs + 1):
+        out = net["s%d" % i].cmd("ss -tinH state established dst %s" % db.receiver_ip(i))
+        lines = [line for line in out.splitlines() if "cwnd:" in line]
+        if not lines or any(" highspeed " not in " %s " % line for line in lines):
+            bad.append(i)
+    return bad
+
+
+def run_flows(net, name, leaf, cfg, workdir):
+    """Drive the flows through `leaf` for cfg.duration nominal seconds;
+    return the raw series (nominal time) and the checks' figures."""
+    k, pairs = cfg.k, cfg.pairs
+    duration = cfg.fidelity_duration if name == "fidelity" else cfg.duration
+    db.set_leaf(net, leaf)
+    n1 = net["n1"]
+    servers = [net["r%d" % i].popen(["iperf3", "-s", "-1", "-p", str(BASE_PORT + i)],
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+               for i in range(1, pairs + 1)]
+    time.sleep(1)
+    qcsv = os.path.join(workdir, name + "-queue.csv")
+    sampler = n1.popen([SAMPLER, "-d", db.BOTTLENECK_DEV, "-H", db.LEAF_HANDLE.rstrip(":"),
+                        "-i", str(round(SAMPLE_INTERVAL_S * k * 1e6)), "-t", "100000",
+                        "-o", qcsv, "-r"], stdout=subprocess.DEVNULL,
+                       stderr=subprocess.PIPE, text=True)
+    soft0 = softnet_drops()
+    time.sleep(0.5)
+    t_first = time.monotonic()
+    clients, starts = [], []
+    for i in range(1, pairs + 1):
+        delay = t_first + (i - 1) * db.START_GAP_S * k - time.monotonic()
+        if delay > 0:
+            time.sleep(delay)
+        starts.append(time.monotonic())
+        clients.append(net["s%d" % i].popen(
+            ["iperf3", "-c", db.receiver_ip(i), "-p", str(BASE_PORT + i),
+             "-t", "%g" % (duration * k), "-i", "%g" % (FLOW_INTERVAL_S * k),
+             "-C", "highspeed", "-Z", "-J", "--get-server-output"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+    # progress, and the congestion control check once every flow runs
+    wall = duration * k
+    not_highspeed = None
+    ticks = 10
+    for tick in range(1, ticks + 1):
+        t_next = t_first + wall * tick / ticks
+        while time.monotonic() < t_next and any(c.poll() is None for c in clients):
+            time.sleep(min(1, max(0, t_next - time.monotonic())))
+        if not_highspeed is None and tick >= 1:
+            not_highspeed = highspeed_check(net, pairs)
+        q = [x for x in tc_json(n1, db.BOTTLENECK_DEV) if x.get("handle") == db.LEAF_HANDLE]
+        log("  %s: %3.0f/%g s nominal (%.0f s wall), queue %s pkts, drops %s"
+            % (name, (time.monotonic() - t_first) / k, duration,
+               time.monotonic() - t_first, q[0].get("qlen") if q else "?",
+               q[0].get("drops") if q else "?"))
+    results = []
+    for c in clients:
+        out, err = c.communicate(timeout=60 + 10 * k)
+        if c.returncode:
+            raise RuntimeError("iperf3 client failed: %s %s" % (err.strip(), out[-300:]))
+        results.append(json.loads(out))
+    time.sleep(0.2 * k)
+    sampler.terminate()
+    _, jitter_json = sampler.communicate(timeout=30)
+    for s in servers:
+        s.kill()
+        s.wait()
+    jit = json.loads(jitter_json.strip().splitlines()[-1])
+    reverse = [q for q in tc_json(net["n2"], db.REVERSE_DEV) if q["kind"] == "netem"]
+    leaf_q = [q for q in tc_json(n1, db.BOTTLENECK_DEV) if q.get("handle") == db.LEAF_HANDLE]
+
+    t0_ns = starts[0] * 1e9
+    samples = read_samples(qcsv)
+    for s in samples:
+        s["t_s"] = (jit["start_ns"] + s["t_us"] * 1e3 - t0_ns) / 1e9 / k
+    flows = []
+    for i, (res, start) in enumerate(zip(results, starts), 1):
+        offset = start - starts[0]
+        recv = res.get("server_output_json", {}).get("intervals", [])
+        for iv, riv in zip(res["intervals"], recv + [None] * len(res["intervals"])):
+            st = iv["streams"][0]
+            rs = riv["streams"][0] if riv else None
+            flows.append({"flow": i, "t_s": (offset + st["end"]) / k,
+                          "cwnd_pkts": st.get("snd_cwnd", 0) / db.MSS_BYTES,
+                          "rtt_ms": st.get("rtt", 0) / 1e3 / k,
+                          "retransmits": st.get("retransmits", 0),
+                          "goodput_bps": (rs["bits_per_second"] if rs else 0) * k})
+    sent_pkts = leaf_q[0]["packets"] if leaf_q else 0
+    return {"samples": samples, "flows": flows, "jitter": jit,
+            "softnet_drops": softnet_drops() - soft0,
+            "acks_per_data_pkt": reverse[0]["packets"] / sent_pkts if reverse and sent_pkts
+            else None,
+            "not_highspeed": not_highspeed, "duration_s": duration,
+            "start_offsets_s": [(s - starts[0]) / k for s in starts]}
+
+
+def read_samples(path):
+    rows = []
+    with open(path) as f:
+        for row in csv.DictReader(f):
+            rows.append({key: (float(v) if "." in v or "e" in v else int(v)) if v != ""
+                         else None for key, v in row.items()})
+    return rows
+
+
+def write_series(run, bins, outdir):
+    os.makedirs(outdir, exist_ok=True)
+    for fname, rows in (("queue.csv", run["samples"]), ("flows.csv", run["flows"]),
+                        ("bins.csv", bins)):
+        if not rows:
+            continue
+        with open(os.path.join(outdir, fname), "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=list(rows[0]))
+            w.writeheader()
+            w.writerows(rows)
+
+
+def analyse(run, cfg, warmup):
+    bins = analysis.bins(run["samples"], run["flows"], cfg.rate_bps, cfg.k)
+    end = run["duration_s"] + run["start_offsets_s"][-1]
+    summ = analysis.summary(run["samples"], run["flows"], cfg.rate_bps, cfg.k,
+                            (warmup + run["start_offsets_s"][-1], end), FLOW_INTERVAL_S)
+    summ["sampling_jitter"] = run["jitter"]
+    summ["sampling_jitter"]["interval_nominal_ms"] = SAMPLE_INTERVAL_S * 1e3
+    return bins, summ
+
+
+def fidelity_verdict(fid, rtts):
+    checks = {
+        "utilisation >= %g" % MIN_UTILISATION:
+            (fid.get("utilisation") or 0) >= MIN_UTILISATION,
+        "RTT error <= %g" % MAX_RTT_ERROR:
+            all(r["error"] is not None and r["error"] <= MAX_RTT_ERROR for r in rtts.values()),
+        "only the AQM drops": not fid["other_queue_drops"] and not fid["softnet_drops"],
+        "every flow runs highspeed": fid["not_highspeed"] == [],
+        "receivers ACK every packet":
+            (fid["acks_per_data_pkt"] or 0) >= MIN_ACKS_PER_PKT,
+    }
+    return all(checks.values()), checks
+
+
+def plot(bins, flows, title, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(4, 1, figsize=(9, 10), sharex=True)
+    t = [b["t_s"] for b in bins]
+    ax[0].plot(t, [100 * (b["utilisation"] or 0) for b in bins])
+    ax[0].set_ylabel("utilisation (%)")
+    ax[1].plot(t, [100 * b["loss_rate"] for b in bins])
+    ax[1].set_ylabel("loss rate (%)")
+    ax[2].plot(t, [b["qlen_mean_pkts"] for b in bins], label="mean")
+    ax[2].plot(t, [b["qlen_max_pkts"] for b in bins], label="max", alpha=0.6)
+    ax[2].set_ylabel("queue (packets)")
+    ax[2].legend(loc="upper right")
+    for f in sorted({x["flow"] for x in flows}):
+        series = [x for x in flows if x["flow"] == f]
+        ax[3].plot([x["t_s"] for x in series], [x["cwnd_pkts"] for x in series],
+                   label="flow %d" % f)
+    ax[3].set_ylabel("cwnd (packets)")
+    ax[3].set_xlabel("time (s, nominal)")
+    ax[3].legend(loc="upper right")
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+# --- main -------------------------------------------------------------------------
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--aqm", required=True, help="qdisc kind: pi, rem, blue, ared, pfifo, pie...")
+    ap.add_argument("--aqm-args", default="", help="its tc arguments, nominal values")
+    ap.add_argument("--bandwidth", default="1000mbit", help="bottleneck rate, nominal")
+    ap.add_argument("--duration", default="100s", help="flow duration, nominal")
+    ap.add_argument("--warmup", default=None,
+                    help="nominal time excluded from the summary (default 10%% of duration)")
+    ap.add_argument("--scale", default="auto", help="time scale k, or auto")
+    ap.add_argument("--buffer", type=int, default=db.BUFFER_PKTS,
+                    help="limit in packets added when --aqm-args has none")
+    ap.add_argument("--fidelity-duration", default="10s", help="nominal")
+    ap.add_argument("--no-experiment", action="store_true", help="fidelity check only")
+    ap.add_argument("--out", required=True, help="directory for this run")
+    cfg = ap.parse_args()
+    cfg.rate_bps = parse_rate(cfg.bandwidth)
+    cfg.duration = parse_duration(cfg.duration)
+    cfg.fidelity_duration = parse_duration(cfg.fidelity_duration)
+    warmup = parse_duration(cfg.warmup) if cfg.warmup else 0.1 * cfg.duration
+    cfg.pairs = db.PAIRS
+    if os.geteuid():
+        sys.exit("experiment: needs root (Mininet)")
+    if not os.access(SAMPLER, os.X_OK):
+        sys.exit("experiment: no %s (make -C testbed)" % SAMPLER)
+
+    from mininet.log import setLogLevel
+    from mininet.net import Mininet
+    setLogLevel("warning")
+    wall0 = time.monotonic()
+    restore = {}
+    workdir = tempfile.mkdtemp(prefix="aqm-exp.")
+    summary = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+               "command": sys.argv, "valid": False,
+               "host": {"kernel": platform.release(), "machine": platform.machine(),
+                        "in_vm": os.environ.get("AQM_IN_VM") == "1", "cpus": os.cpu_count()}}
+    net = None
+    try:
+        init_namespace(restore)
+        net = Mininet(topo=db.Dumbbell(pairs=cfg.pairs), controller=None, autoSetMacs=True)
+        net.start()
+        log("experiment: network up")
+        for node in net.hosts:  # offloads off before calibrating too
+            for dev in node.intfNames():
+                if dev != "lo":
+                    node.cmd("ethtool -K %s tso off gso off gro off" % dev)
+        if cfg.scale == "auto":
+            capacity = calibrate(net)
+            cfg.k = auto_scale(cfg.rate_bps, capacity)
+            log("experiment: single-flow TCP here %.0f Mbit/s: scale k = %d"
+                % (capacity / 1e6, cfg.k))
+            summary["calibration_single_flow_mbps"] = capacity / 1e6
+        else:
+            cfg.k = int(cfg.scale)
+        tries = 2 if cfg.scale == "auto" else 1
+        for attempt in range(tries):
+            k = cfg.k
+            # fidelity: drop-tail, buffer above the BDP of the longest RTT
+            bdp_pkts = cfg.rate_bps * max(map(db.rtt_nominal_s, range(1, cfg.pairs + 1))) \
+                / 8 / (db.MSS_BYTES + 66)
+            fid_leaf = "pfifo limit %d" % (2 * bdp_pkts)
+            db.configure(net, k, fid_leaf, cfg.rate_bps)
+            log("experiment: fidelity check at k = %d (%.4g Mbit/s, %g s wall)"
+                % (k, cfg.rate_bps / k / 1e6, cfg.fidelity_duration * k))
+            rtts = measure_rtts(net, cfg.pairs, k)
+            run = run_flows(net, "fidelity", fid_leaf, cfg, workdir)
+            bins, fid = analyse(run, cfg, warmup=0.3 * cfg.fidelity_duration)
+            fid.update({"leaf": fid_leaf, "rtts": rtts, "scale": k,
+                        "other_queue_drops": other_queue_drops(net),
+                        **{key: run[key] for key in ("softnet_drops", "acks_per_data_pkt",
+                                                     "not_highspeed")}})
+            fid["valid"], fid["checks"] = fidelity_verdict(fid, rtts)
+            write_series(run, bins, os.path.join(cfg.out, "fidelity"))
+            summary["fidelity"] = fid
+            for check, ok in fid["checks"].items():
+                log("  %s: %s" % ("ok  " if ok else "FAIL", check))
+            log("  utilisation %.2f%%, RTT error max %.2f%%, sampling late p99 %.0f us of %d"
+                % (100 * (fid.get("utilisation") or 0),
+                   100 * max((r["error"] or 1) for r in rtts.values()),
+                   fid["sampling_jitter"]["late_p99_us"], fid["sampling_jitter"]["interval_us"]))
+            if fid["valid"] or attempt + 1 == tries:
+                break
+            bigger = [s for s in SCALES if s > k]
+            if not bigger:
+                break
+            cfg.k = bigger[0]
+            log("experiment: not faithful at k = %d, trying k = %d" % (k, cfg.k))
+
+        k = cfg.k
+        leaf_args, changes = scale_aqm_args(cfg.aqm, cfg.aqm_args, k, cfg.buffer)
+        summary.update({
+            "valid": summary["fidelity"]["valid"],
+            "scale": k,
+            "nominal": {"bandwidth_bps": cfg.rate_bps, "duration_s": cfg.duration,
+                        "warmup_s": warmup, "aqm": cfg.aqm, "aqm_args": cfg.aqm_args,
+                        "buffer_pkts": cfg.buffer,
+                        "rtts_ms": [db.rtt_nominal_s(i) * 1e3 for i in range(1, cfg.pairs + 1)],
+                        "start_gap_s": db.START_GAP_S, "sample_interval_s": SAMPLE_INTERVAL_S,
+                        "flow_interval_s": FLOW_INTERVAL_S, "rto_min_s": db.RTO_MIN_S},
+            "emulated": {"bandwidth_bps": cfg.rate_bps / k, "duration_s": cfg.duration * k,
+                         "aqm": "%s %s" % (cfg.aqm, leaf_args), "scaled_parameters": changes,
+                         "shaper_burst_s_wall": db.SHAPER_BURST_S,
+                         "rto_min_s": db.RTO_MIN_S * k},
+            "topology": {"pairs": cfg.pairs, "bottleneck_delay_s": db.BOTTLENECK_DELAY_S,
+                         "access_delay_s": db.ACCESS_DELAY_S, "window_pkts": db.WINDOW_PKTS,
+                         "congestion_control": "highspeed"},
+            "modules": module_info(cfg.aqm)})
+        if not summary["valid"]:
+            log("experiment: FIDELITY CHECK FAILED: this machine cannot emulate the network "
+                "faithfully at k = %d; results are INVALID" % k)
+        if not cfg.no_experiment:
+            log("experiment: %s %s at k = %d, %g s nominal (%g s wall)"
+                % (cfg.aqm, leaf_args, k, cfg.duration, cfg.duration * k))
+            run = run_flows(net, "experiment", "%s %s" % (cfg.aqm, leaf_args), cfg, workdir)
+            bins, res = analyse(run, cfg, warmup)
+            res.update({"other_queue_drops": other_queue_drops(net),
+                        **{key: run[key] for key in ("softnet_drops", "acks_per_data_pkt",
+                                                     "not_highspeed", "start_offsets_s")}})
+            summary["results"] = res
+            write_series(run, bins, cfg.out)
+            title = "%s %s, %s nominal, k = %d%s" % (cfg.aqm, cfg.aqm_args, cfg.bandwidth, k,
+                                                     "" if summary["valid"] else " (INVALID)")
+            plot(bins, run["flows"], title, os.path.join(cfg.out, "plots.png"))
+    except Exception as e:  # the summary says what went wrong
+        summary["error"] = "%s: %s" % (type(e).__name__, e)
+        log("experiment: error: %s" % summary["error"])
+    finally:
+        if net:
+            net.stop()
+        for path, value in restore.items():
+            with open(path, "w") as f:
+                f.write(value)
+        shutil.rmtree(workdir, ignore_errors=True)
+    summary["wall_time_s"] = time.monotonic() - wall0
+    os.makedirs(cfg.out, exist_ok=True)
+    with open(os.path.join(cfg.out, "summary.json"), "w") as f:
+        json.dump(summary, f, indent=1, sort_keys=True)
+        f.write("\n")
+    report(summary, cfg.out)
+    if "error" in summary:
+        return 2
+    return 0 if summary["valid"] else 1
+
+
+def report(summary, out):
+    res = summary.get("results")
+    if not summary["valid"]:
+        log("experiment: INVALID run (see %s/summary.json: fidelity)" % out)
+        return
+    if not res or "error" in res:
+        return
+    q, d = res["queue_pkts"], res["queue_delay_ms"]
+    log("experiment: valid; utilisation %.2f%%, loss rate %.3g%%, queue mean %.0f pkts "
+        "(sd %.0f, p99 %.0f), delay p50 %.2f ms p99 %.2f ms, Jain %.3f, sync %s"
+        % (100 * res["utilisation"], 100 * res["loss_rate"], q["mean"], q["std"], q["p99"],
+           d["p50"], d["p99"], res["jain_index"] or 0,
+           res["synchronisation"]["all_flows_cut_fraction"]))
+    log("experiment: %s/summary.json, plots.png, bins.csv (%.0f s wall)"
+        % (out, summary["wall_time_s"]))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
