@@ -47,31 +47,31 @@ static int blue_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 
 	while (argc > 0) {
 		if (strcmp(*argv, "limit") == 0) {
-			NEXT_ARG();
+			AQM_NEXT_ARG("blue");
 			if (get_u32(&limit, *argv, 0) || limit == 0)
 				return aqm_illegal("blue", "limit",
 						   "must be a packet count in [1, 4294967295]");
 			has_limit = true;
 		} else if (strcmp(*argv, "threshold") == 0) {
-			NEXT_ARG();
+			AQM_NEXT_ARG("blue");
 			if (get_u32(&threshold, *argv, 0) || threshold == 0)
 				return aqm_illegal("blue", "threshold",
 						   "must be a packet count in [1, 4294967295]");
 			has_threshold = true;
 		} else if (strcmp(*argv, "increment") == 0) {
-			NEXT_ARG();
+			AQM_NEXT_ARG("blue");
 			if (blue_get_step(&increment, *argv))
 				return aqm_illegal("blue", "increment",
 						   "must be a number in (0, 1]");
 			has_increment = true;
 		} else if (strcmp(*argv, "decrement") == 0) {
-			NEXT_ARG();
+			AQM_NEXT_ARG("blue");
 			if (blue_get_step(&decrement, *argv))
 				return aqm_illegal("blue", "decrement",
 						   "must be a number in (0, 1]");
 			has_decrement = true;
 		} else if (strcmp(*argv, "freeze") == 0) {
-			NEXT_ARG();
+			AQM_NEXT_ARG("blue");
 			if (aqm_get_time_us(&freeze_us, *argv, BLUE_FREEZE_MIN_US,
 					    BLUE_FREEZE_MAX_US))
 				return aqm_illegal("blue", "freeze",

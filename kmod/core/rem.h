@@ -35,11 +35,11 @@
 
 /* Probability p: Q62, 1.0 = REM_PROB_ONE (same scale as TC_AQM_PROB_ONE) */
 #define REM_PROB_SHIFT		62
-#define REM_PROB_ONE		(1ULL << REM_PROB_SHIFT)
+#define REM_PROB_ONE		BIT_ULL(REM_PROB_SHIFT)
 
 /* Smoothing weight inw: Q62, 1.0 = REM_WEIGHT_ONE */
 #define REM_WEIGHT_SHIFT	62
-#define REM_WEIGHT_ONE		(1ULL << REM_WEIGHT_SHIFT)
+#define REM_WEIGHT_ONE		BIT_ULL(REM_WEIGHT_SHIFT)
 
 /*
  * Packet counts per interval (x, c, the mismatch of the law): Q64 in an
@@ -57,13 +57,13 @@
 
 /* Dequeue rate estimate: packets per second, Q16 */
 #define REM_RATE_SHIFT		16
-#define REM_RATE_MAX_PPS	(1ULL << 40)
+#define REM_RATE_MAX_PPS	BIT_ULL(40)
 #define REM_RATE_SAMPLE_PKTS	16
 #define REM_RATE_EWMA_SHIFT	3
 
 /* c is capped at 2^30 packets per interval, the mismatch at +-2^31 */
-#define REM_CAP_MAX_PKTS	(1ULL << 30)
-#define REM_MISMATCH_MAX_PKTS	(1ULL << 31)
+#define REM_CAP_MAX_PKTS	BIT_ULL(30)
+#define REM_MISMATCH_MAX_PKTS	BIT_ULL(31)
 /* a late timer stands for at most this many intervals */
 #define REM_MAX_PERIODS		64
 
@@ -83,7 +83,7 @@
  * phi >= 1 + 2^-24: log2(phi) keeps 30 significant bits or more, and a
  * price of REM_PRICE_MAX_INT already gives p = 1 (E > 360).
  */
-#define REM_PHI_MIN_FRAC	(1ULL << 40)
+#define REM_PHI_MIN_FRAC	BIT_ULL(40)
 
 /* ln(2) as a fraction of 2^64 */
 #define REM_LN2_FRAC		12786308645202655660ULL
@@ -401,7 +401,7 @@ static inline u64 rem_prob_of_price(const struct rem_params *params,
 	/* 2^-frac = 2^(-k/64) * 2^-rest, rest < 1/64 (Q64) */
 	frac = e.lo;
 	k = frac >> 58;
-	rest = frac & ((1ULL << 58) - 1);
+	rest = frac & (BIT_ULL(58) - 1);
 	/*
 	 * 2^-rest = e^-t, t = rest ln 2 < 0.011; the Q128 product's high half
 	 * is Q64, t is Q62. The polynomial's error t^5/120 is below 2^-39.

@@ -2,7 +2,7 @@
 # Shared by testbed/vm/run (--native) and testbed/vm/guest-run (in the VM):
 # load/unload the project's modules and check the kernel log for faults.
 # Sourced by bash; messages go to stderr prefixed "vm: ". Uses few external
-# commands on purpose: under TCG each one costs ~0.1 s to start.
+# commands on purpose: under TCG each one costs ~0.1 s or more to start.
 
 # Kernel log lines that mean something went wrong in the kernel.
 KLOG_BAD='Oops|BUG:|kernel BUG at|WARNING:|KASAN|UBSAN|RCU stall|rcu_sched self-detected stall|rcu: INFO|self-detected stall|unregister_netdevice: waiting|general protection fault|Call Trace|blocked for more than|soft lockup|hard LOCKUP|Kernel panic'
@@ -14,7 +14,8 @@ KLOG_BAD='Oops|BUG:|kernel BUG at|WARNING:|KASAN|UBSAN|RCU stall|rcu_sched self-
 # verification failed: ...") are expected and do not match KLOG_BAD anyway.
 KLOG_IGNORE='(Spectre|RETBleed|Speculative|MDS|TAA|MMIO|SRBDS|GDS|L1TF|RFDS|ITS|BHI|VMSCAPE|Transient|Register File)[^:]*: +WARNING:|WARNING: .*data leaks? possible'
 
-KLOG_MARK=      # last kernel log line already checked
+KTOOL=${KTOOL:-} # run insmod, rmmod, dmesg through this (busybox), if set
+KLOG_MARK=       # last kernel log line already checked
 KLOG_LINES=()
 LOADED_MODULES=()
 
@@ -22,7 +23,7 @@ LOADED_MODULES=()
 # a process substitution: a bash 5.2 PID 1 once segfaulted around one.)
 klog_read() {
 	local log
-	log=$(dmesg) || return 1
+	log=$($KTOOL dmesg) || return 1
 	KLOG_LINES=()
 	[[ -z $log ]] || mapfile -t KLOG_LINES <<<"$log"
 }
@@ -76,7 +77,7 @@ kmod_load() {
 	while ((${#pending[@]})); do
 		failed=() progress=0
 		for ko in "${pending[@]}"; do
-			if insmod "$ko" 2>/dev/null; then
+			if $KTOOL insmod "$ko" 2>/dev/null; then
 				ko=${ko##*/}
 				LOADED_MODULES+=("${ko%.ko}") progress=1
 			else
@@ -85,7 +86,7 @@ kmod_load() {
 		done
 		if ((!progress)); then
 			for ko in "${failed[@]}"; do
-				echo "vm: insmod $ko failed: $(insmod "$ko" 2>&1)" >&2
+				echo "vm: insmod $ko failed: $($KTOOL insmod "$ko" 2>&1)" >&2
 			done
 			return 1
 		fi
@@ -105,18 +106,18 @@ kmod_unload() {
 		mods+=("${LOADED_MODULES[i]}")
 	done
 	LOADED_MODULES=()
-	rmmod "${mods[@]}" 2>/dev/null && return 0
+	$KTOOL rmmod "${mods[@]}" 2>/dev/null && return 0
 	[[ -z $release ]] || $release
 	for _ in 1 2 3 4 5 6 7 8 9 10; do
 		busy=()
 		for i in "${mods[@]}"; do
-			[[ -e /sys/module/${i//-/_} ]] && ! rmmod "$i" 2>/dev/null && busy+=("$i")
+			[[ -e /sys/module/${i//-/_} ]] && ! $KTOOL rmmod "$i" 2>/dev/null && busy+=("$i")
 		done
 		((${#busy[@]})) || return 0
 		sleep 0.5
 	done
 	for i in "${busy[@]}"; do
-		echo "vm: rmmod $i failed: $(rmmod "$i" 2>&1)" >&2
+		echo "vm: rmmod $i failed: $($KTOOL rmmod "$i" 2>&1)" >&2
 	done
 	return 1
 }

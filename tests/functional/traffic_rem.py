@@ -79,11 +79,14 @@ def test_tcp_overload(check):
               "tcp: the queue never reaches the limit (max %d)" % last["max_qlen"])
         check(last["capacity_mode"] == "estimated",
               "tcp: capacity estimated from the dequeue rate (%s)" % last["capacity_mode"])
-        check(abs(last["rate_estimate"] / served_pps - 1) < 0.15,
-              "tcp: dequeue-rate estimate %.0f pps, served %.0f pps while backlogged "
-              "(htb %d Mbit/s = %.0f pps; %.0f updates/s)"
-              % (last["rate_estimate"], served_pps, RATE_MBIT,
-                 RATE_MBIT * 1e6 / 8 / WIRE_BYTES, per_second(timed, "updates")))
+        # the rate while backlogged: not below the average served rate (the
+        # queue is sometimes empty), not above the shaper's (TCG may deliver less)
+        shaper_pps = RATE_MBIT * 1e6 / 8 / WIRE_BYTES
+        check(0.9 * served_pps <= last["rate_estimate"] <= 1.1 * shaper_pps,
+              "tcp: dequeue-rate estimate %.0f pps between the served %.0f pps and the "
+              "htb rate %.0f pps (%.0f updates/s)"
+              % (last["rate_estimate"], served_pps, shaper_pps,
+                 per_second(timed, "updates")))
         check(last["drops"] == last["early_drops"] + last["tail_drops"],
               "tcp: qdisc drops = early + tail (%d = %d + %d)"
               % (last["drops"], last["early_drops"], last["tail_drops"]))
@@ -106,6 +109,7 @@ def test_udp_equilibrium(check):
         timed = timed_samples(lab, 14)
         during = [s for _, s in timed]
         client.wait()
+        check(client.returncode == 0, "udp: iperf3 ran", client.stderr)
 
         prices = [s["price"] for s in during]
         rising = prices[:len(prices) // 3]
