@@ -51,35 +51,37 @@ def queue_delay_ms(sample, rate_nominal_bps):
 
 
 def bins(samples, flows, rate_nominal_bps, scale, bin_s=1.0):
-    """One row per bin_s of nominal time: utilisation, loss rate, queue."""
+    """One row per bin_s of nominal time: utilisation, loss rate, queue,
+    mean goodput of each flow. Counters are differenced between the last
+    samples of consecutive bins."""
     rate_emul = rate_nominal_bps / scale
-    rows = []
-    if not samples:
-        return rows
-    end = samples[-1]["t_s"]
-    prev = samples[0]
-    start = math.floor(prev["t_s"])
-    b = start
-    while b < end:
-        inside = [s for s in samples if b <= s["t_s"] < b + bin_s]
-        if inside:
-            d = delta(prev, inside[-1])
-            util, loss = rates(d, rate_emul)
-            q = [s["qlen_pkts"] for s in inside]
-            p = [s["prob"] for s in inside if s["prob"] is not None]
-            row = {"t_s": b, "utilisation": util, "loss_rate": loss,
-                   "arrivals": d["arrivals"], "drops": d["drops"], "ecn_marks": d["marks"],
-                   "qlen_mean_pkts": statistics.fmean(q), "qlen_max_pkts": max(q),
-                   "delay_mean_ms": statistics.fmean(queue_delay_ms(s, rate_nominal_bps)
-                                                     for s in inside),
-                   "prob_mean": statistics.fmean(p) if p else None}
-            for f in sorted({fl["flow"] for fl in flows}):
-                g = [fl["goodput_bps"] for fl in flows
-                     if fl["flow"] == f and b < fl["t_s"] <= b + bin_s]
-                row["goodput_mbps_%d" % f] = statistics.fmean(g) / 1e6 if g else None
-            rows.append(row)
-            prev = inside[-1]
-        b += bin_s
+    by_bin, goodput = {}, {}
+    for s in samples:
+        by_bin.setdefault(math.floor(s["t_s"] / bin_s), []).append(s)
+    for fl in flows:
+        key = (math.ceil(fl["t_s"] / bin_s) - 1, fl["flow"])
+        goodput.setdefault(key, []).append(fl["goodput_bps"])
+    ids = sorted({fl["flow"] for fl in flows})
+    rows, prev = [], None
+    for b in sorted(by_bin):
+        inside = by_bin[b]
+        if prev is None:
+            prev = inside[0]
+        d = delta(prev, inside[-1])
+        util, loss = rates(d, rate_emul)
+        q = [s["qlen_pkts"] for s in inside]
+        p = [s["prob"] for s in inside if s["prob"] is not None]
+        row = {"t_s": b * bin_s, "utilisation": util, "loss_rate": loss,
+               "arrivals": d["arrivals"], "drops": d["drops"], "ecn_marks": d["marks"],
+               "qlen_mean_pkts": statistics.fmean(q), "qlen_max_pkts": max(q),
+               "delay_mean_ms": statistics.fmean(queue_delay_ms(s, rate_nominal_bps)
+                                                 for s in inside),
+               "prob_mean": statistics.fmean(p) if p else None}
+        for f in ids:
+            g = goodput.get((b, f))
+            row["goodput_mbps_%d" % f] = statistics.fmean(g) / 1e6 if g else None
+        rows.append(row)
+        prev = inside[-1]
     return rows
 
 

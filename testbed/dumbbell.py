@@ -109,19 +109,17 @@ def tc_time(seconds):
 
 def configure(net, scale, leaf, rate_bps=BOTTLENECK_RATE_BPS):
     """Set up every node for time scale `scale` with `leaf` (a tc qdisc
-    spec, "pfifo limit 8000") as the bottleneck's AQM."""
+    spec, "pfifo limit 8000") as the bottleneck's AQM. Call offloads_off()
+    once before."""
     # 2 * window * MSS: Linux advertises half the receive buffer (6.1)
     rmem_bytes = 2 * WINDOW_PKTS * MSS_BYTES
+    sysctls = ("net.ipv6.conf.all.disable_ipv6=1",
+               "net.ipv6.conf.default.disable_ipv6=1",
+               "net.ipv4.tcp_no_metrics_save=1",
+               "net.ipv4.tcp_rmem='4096 131072 %d'" % rmem_bytes,
+               "net.ipv4.tcp_wmem='4096 131072 %d'" % (2 * rmem_bytes))
     for node in net.hosts:
-        for sysctl in ("net.ipv6.conf.all.disable_ipv6=1",
-                       "net.ipv6.conf.default.disable_ipv6=1",
-                       "net.ipv4.tcp_no_metrics_save=1",
-                       "net.ipv4.tcp_rmem='4096 131072 %d'" % rmem_bytes,
-                       "net.ipv4.tcp_wmem='4096 131072 %d'" % (2 * rmem_bytes)):
-            run(node, "sysctl -qw " + sysctl)
-        for intf in node.intfNames():
-            if intf != "lo":
-                run(node, "ethtool -K %s tso off gso off gro off" % intf)
+        run(node, "sysctl -qw " + " ".join(sysctls))
     n1, n2 = net["n1"], net["n2"]
     pairs = len([h for h in net.hosts if h.name.startswith("s")])
     for i in range(1, pairs + 1):
@@ -141,6 +139,14 @@ def configure(net, scale, leaf, rate_bps=BOTTLENECK_RATE_BPS):
         "burst %d cburst %d quantum 1514"
         % (BOTTLENECK_DEV, emulated_bps, emulated_bps, burst_bytes, burst_bytes))
     set_leaf(net, leaf)
+
+
+def offloads_off(net):
+    """TSO, GSO and GRO off on every interface: one skb is one packet."""
+    for node in net.hosts:
+        for intf in node.intfNames():
+            if intf != "lo":
+                run(node, "ethtool -K %s tso off gso off gro off" % intf)
 
 
 def set_leaf(net, leaf):

@@ -19,6 +19,7 @@ summary.json and plots.png. Exit status: 0 valid, 1 invalid, 2 error.
 import argparse
 import csv
 import datetime
+import hashlib
 import json
 import os
 import platform
@@ -39,7 +40,10 @@ SAMPLER = os.path.join(ROOT, "build", "testbed", "sampler")
 SAMPLE_INTERVAL_S = 0.010      # nominal
 FLOW_INTERVAL_S = 0.1          # nominal, iperf3 -i
 SCALES = (1, 2, 5, 10, 20, 50, 100)
-CALIBRATION_HEADROOM = 2.5     # emulated rate <= single-flow TCP rate / this
+# emulated rate <= single-flow TCP rate / this: one flow over one veth
+# needs far less CPU per packet than four through two routers, netem and
+# an ACK per packet
+CALIBRATION_HEADROOM = 5
 MIN_UTILISATION = 0.97
 MAX_RTT_ERROR = 0.05
 MIN_ACKS_PER_PKT = 0.9
@@ -159,6 +163,14 @@ def init_namespace(restore):
             raise SystemExit("experiment: cannot set %s=%s (%s)" % (name, value, e))
 
 
+def cpu_times():
+    """(busy, total) jiffies of all CPUs, from /proc/stat."""
+    with open("/proc/stat") as f:
+        fields = [int(x) for x in f.readline().split()[1:]]
+    idle = fields[3] + fields[4]  # idle + iowait
+    return sum(fields) - idle, sum(fields)
+
+
 def softnet_drops():
     """Packets dropped by full per-CPU backlog queues, all CPUs."""
     with open("/proc/net/softnet_stat") as f:
@@ -166,13 +178,26 @@ def softnet_drops():
 
 
 def module_info(kind):
+    """What is loaded: /sys/module's version fields where the kernel keeps
+    them, and the identity of our .ko (Debian's kernel keeps no srcversion
+    for modules without MODULE_VERSION)."""
     info = {}
+    kver = platform.release()
     for name in ("sch_" + kind, "tcp_highspeed"):
         d = "/sys/module/" + name
-        if os.path.isdir(d):
-            info[name] = {f: open(os.path.join(d, f)).read().strip()
-                          for f in ("srcversion", "version", "taint")
-                          if os.path.exists(os.path.join(d, f))}
+        if not os.path.isdir(d):
+            continue
+        info[name] = {f: open(os.path.join(d, f)).read().strip()
+                      for f in ("srcversion", "version", "taint")
+                      if os.path.exists(os.path.join(d, f))}
+        ko = os.path.join(ROOT, "build", "kmod", kver, name + ".ko")
+        if os.path.exists(ko):
+            with open(ko, "rb") as f:
+                info[name]["ko_sha256"] = hashlib.sha256(f.read()).hexdigest()
+            for field in ("srcversion", "vermagic"):
+                res = subprocess.run(["modinfo", "-F", field, ko], capture_output=True, text=True)
+                if res.stdout.strip():
+                    info[name]["ko_" + field] = res.stdout.strip()
     return info
 
 
@@ -246,13 +271,15 @@ def other_queue_drops(net):
     that drops), by node:device:kind."""
     drops = {}
     for node in net.hosts:
-        for dev in node.intfNames():
-            if dev in ("lo", db.BOTTLENECK_DEV):
-                continue
-            for q in tc_json(node, dev):
-                if q.get("drops"):
-                    drops["%s:%s:%s" % (node.name, dev, q["kind"])] = q["drops"]
+        for q in json.loads(node.cmd("tc -s -j qdisc show") or "[]"):
+            if q.get("drops") and q.get("dev") != db.BOTTLENECK_DEV:
+                drops["%s:%s:%s" % (node.name, q.get("dev"), q["kind"])] = q["drops"]
     return drops
+
+
+def netem_packets(n2):
+    """Packets through the ACK path's netem so far."""
+    return sum(q["packets"] for q in tc_json(n2, db.REVERSE_DEV) if q["kind"] == "netem")
 
 
 def highspeed_check(net, pairs):
@@ -273,7 +300,8 @@ def run_flows(net, name, leaf, cfg, workdir):
     duration = cfg.fidelity_duration if name == "fidelity" else cfg.duration
     db.set_leaf(net, leaf)
     n1 = net["n1"]
-    servers = [net["r%d" % i].popen(["iperf3", "-s", "-1", "-p", str(BASE_PORT + i)],
+    servers = [net["r%d" % i].popen(["iperf3", "-s", "-1", "-J", "-i", "%g" % (FLOW_INTERVAL_S * k),
+                                     "-p", str(BASE_PORT + i)],
                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
                for i in range(1, pairs + 1)]
     time.sleep(1)
@@ -283,6 +311,8 @@ def run_flows(net, name, leaf, cfg, workdir):
                         "-o", qcsv, "-r"], stdout=subprocess.DEVNULL,
                        stderr=subprocess.PIPE, text=True)
     soft0 = softnet_drops()
+    acks0 = netem_packets(net["n2"])
+    cpu0 = cpu_times()
     time.sleep(0.5)
     t_first = time.monotonic()
     clients, starts = [], []
@@ -304,13 +334,14 @@ def run_flows(net, name, leaf, cfg, workdir):
         t_next = t_first + wall * tick / ticks
         while time.monotonic() < t_next and any(c.poll() is None for c in clients):
             time.sleep(min(1, max(0, t_next - time.monotonic())))
-        if not_highspeed is None and tick >= 1:
+        if not_highspeed is None and tick >= 3:  # every flow has started
             not_highspeed = highspeed_check(net, pairs)
         q = [x for x in tc_json(n1, db.BOTTLENECK_DEV) if x.get("handle") == db.LEAF_HANDLE]
         log("  %s: %3.0f/%g s nominal (%.0f s wall), queue %s pkts, drops %s"
             % (name, (time.monotonic() - t_first) / k, duration,
                time.monotonic() - t_first, q[0].get("qlen") if q else "?",
                q[0].get("drops") if q else "?"))
+    cpu1 = cpu_times()
     results = []
     for c in clients:
         out, err = c.communicate(timeout=60 + 10 * k)
@@ -324,7 +355,7 @@ def run_flows(net, name, leaf, cfg, workdir):
         s.kill()
         s.wait()
     jit = json.loads(jitter_json.strip().splitlines()[-1])
-    reverse = [q for q in tc_json(net["n2"], db.REVERSE_DEV) if q["kind"] == "netem"]
+    acks = netem_packets(net["n2"]) - acks0
     leaf_q = [q for q in tc_json(n1, db.BOTTLENECK_DEV) if q.get("handle") == db.LEAF_HANDLE]
 
     t0_ns = starts[0] * 1e9
@@ -346,9 +377,9 @@ def run_flows(net, name, leaf, cfg, workdir):
     sent_pkts = leaf_q[0]["packets"] if leaf_q else 0
     return {"samples": samples, "flows": flows, "jitter": jit,
             "softnet_drops": softnet_drops() - soft0,
-            "acks_per_data_pkt": reverse[0]["packets"] / sent_pkts if reverse and sent_pkts
-            else None,
+            "acks_per_data_pkt": acks / sent_pkts if sent_pkts else None,
             "not_highspeed": not_highspeed, "duration_s": duration,
+            "cpu_busy": (cpu1[0] - cpu0[0]) / max(1, cpu1[1] - cpu0[1]),
             "start_offsets_s": [(s - starts[0]) / k for s in starts]}
 
 
@@ -375,9 +406,11 @@ def write_series(run, bins, outdir):
 
 def analyse(run, cfg, warmup):
     bins = analysis.bins(run["samples"], run["flows"], cfg.rate_bps, cfg.k)
-    end = run["duration_s"] + run["start_offsets_s"][-1]
+    # every flow sends from a little after its start (iperf3's handshakes)
+    # to a little after start + duration: the window keeps all of them on
+    window = (warmup + run["start_offsets_s"][-1], run["duration_s"])
     summ = analysis.summary(run["samples"], run["flows"], cfg.rate_bps, cfg.k,
-                            (warmup + run["start_offsets_s"][-1], end), FLOW_INTERVAL_S)
+                            window, FLOW_INTERVAL_S)
     summ["sampling_jitter"] = run["jitter"]
     summ["sampling_jitter"]["interval_nominal_ms"] = SAMPLE_INTERVAL_S * 1e3
     return bins, summ
@@ -398,6 +431,8 @@ def fidelity_verdict(fid, rtts):
 
 
 def plot(bins, flows, title, path):
+    # a lasting font cache: building it takes minutes under TCG
+    os.environ.setdefault("MPLCONFIGDIR", os.path.join(ROOT, "build", "testbed", "matplotlib"))
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -440,6 +475,8 @@ def main():
                     help="limit in packets added when --aqm-args has none")
     ap.add_argument("--fidelity-duration", default="10s", help="nominal")
     ap.add_argument("--no-experiment", action="store_true", help="fidelity check only")
+    ap.add_argument("--run-anyway", action="store_true",
+                    help="run the experiment (marked invalid) after a failed fidelity check")
     ap.add_argument("--out", required=True, help="directory for this run")
     cfg = ap.parse_args()
     cfg.rate_bps = parse_rate(cfg.bandwidth)
@@ -468,10 +505,7 @@ def main():
         net = Mininet(topo=db.Dumbbell(pairs=cfg.pairs), controller=None, autoSetMacs=True)
         net.start()
         log("experiment: network up")
-        for node in net.hosts:  # offloads off before calibrating too
-            for dev in node.intfNames():
-                if dev != "lo":
-                    node.cmd("ethtool -K %s tso off gso off gro off" % dev)
+        db.offloads_off(net)
         if cfg.scale == "auto":
             capacity = calibrate(net)
             cfg.k = auto_scale(cfg.rate_bps, capacity)
@@ -496,16 +530,18 @@ def main():
             fid.update({"leaf": fid_leaf, "rtts": rtts, "scale": k,
                         "other_queue_drops": other_queue_drops(net),
                         **{key: run[key] for key in ("softnet_drops", "acks_per_data_pkt",
-                                                     "not_highspeed")}})
+                                                     "not_highspeed", "cpu_busy")}})
             fid["valid"], fid["checks"] = fidelity_verdict(fid, rtts)
             write_series(run, bins, os.path.join(cfg.out, "fidelity"))
             summary["fidelity"] = fid
             for check, ok in fid["checks"].items():
                 log("  %s: %s" % ("ok  " if ok else "FAIL", check))
-            log("  utilisation %.2f%%, RTT error max %.2f%%, sampling late p99 %.0f us of %d"
+            log("  utilisation %.2f%%, RTT error max %.2f%%, sampling late p99 %.0f us of %d, "
+                "CPU busy %.0f%%"
                 % (100 * (fid.get("utilisation") or 0),
                    100 * max((r["error"] or 1) for r in rtts.values()),
-                   fid["sampling_jitter"]["late_p99_us"], fid["sampling_jitter"]["interval_us"]))
+                   fid["sampling_jitter"]["late_p99_us"], fid["sampling_jitter"]["interval_us"],
+                   100 * fid["cpu_busy"]))
             if fid["valid"] or attempt + 1 == tries:
                 break
             bigger = [s for s in SCALES if s > k]
@@ -536,14 +572,17 @@ def main():
         if not summary["valid"]:
             log("experiment: FIDELITY CHECK FAILED: this machine cannot emulate the network "
                 "faithfully at k = %d; results are INVALID" % k)
-        if not cfg.no_experiment:
+        if cfg.no_experiment or not (summary["valid"] or cfg.run_anyway):
+            log("experiment: not run%s" % ("" if cfg.no_experiment else " (--run-anyway runs it)"))
+        else:
             log("experiment: %s %s at k = %d, %g s nominal (%g s wall)"
                 % (cfg.aqm, leaf_args, k, cfg.duration, cfg.duration * k))
             run = run_flows(net, "experiment", "%s %s" % (cfg.aqm, leaf_args), cfg, workdir)
             bins, res = analyse(run, cfg, warmup)
             res.update({"other_queue_drops": other_queue_drops(net),
                         **{key: run[key] for key in ("softnet_drops", "acks_per_data_pkt",
-                                                     "not_highspeed", "start_offsets_s")}})
+                                                     "not_highspeed", "start_offsets_s",
+                                                     "cpu_busy")}})
             summary["results"] = res
             write_series(run, bins, cfg.out)
             title = "%s %s, %s nominal, k = %d%s" % (cfg.aqm, cfg.aqm_args, cfg.bandwidth, k,

@@ -10,7 +10,7 @@
  * whose handle major is HANDLE (hex, as tc writes it: "10:"). One CSV line
  * per sample:
  *
- *   t_us        time since the first deadline, microseconds
+ *   t_us        when the sample was taken, since the first deadline, us
  *   late_us     how late the sample was taken after its deadline
  *   qlen_pkts   backlog_bytes  sent_bytes  sent_pkts  drops  overlimits
  *   requeues    ecn_marks      prob   price   avg_qlen_pkts
@@ -396,7 +396,7 @@ int main(int argc, char **argv)
 		}
 		snprintf(kind, sizeof(kind), "%s", s.kind);
 		late[n++] = woke - deadline;
-		write_sample(f, deadline - start, woke - deadline, &s);
+		write_sample(f, woke - start, woke - deadline, &s);
 	}
 	fclose(f);
 	mnl_socket_close(nl);

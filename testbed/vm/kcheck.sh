@@ -19,8 +19,7 @@ KLOG_MARK=       # last kernel log line already checked
 KLOG_LINES=()
 LOADED_MODULES=()
 
-# Read the kernel log into the array KLOG_LINES. (A command substitution, not
-# a process substitution: a bash 5.2 PID 1 once segfaulted around one.)
+# Read the kernel log into the array KLOG_LINES.
 klog_read() {
 	local log
 	log=$($KTOOL dmesg) || return 1

@@ -5,7 +5,6 @@ on the sender TCP small queues and local congestion feedback would keep the
 qdisc nearly empty."""
 
 import json
-import os
 import subprocess
 import time
 
@@ -101,6 +100,37 @@ class Lab:
             samples.append(self.qdisc(kind))
             time.sleep(every)
         return samples
+
+
+# A paced UDP source with no control connection: iperf3's own TCP control
+# connection would cross the qdisc under test and could stall in its drops.
+UDP_SENDER = r"""
+import socket, sys, time
+dst, pps, seconds, size = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+payload = b"x" * size
+start = time.monotonic()
+sent = 0
+while True:
+    now = time.monotonic() - start
+    if now >= seconds:
+        break
+    while sent < int(now * pps) + 1:
+        try:
+            s.sendto(payload, (dst, 9))
+        except OSError:
+            pass
+        sent += 1
+    time.sleep(0.001)
+print(sent)
+"""
+
+
+def udp_flood(pps, seconds, size=1400):
+    """Start a paced UDP flow src -> dst; .wait() it, stdout has the count."""
+    return subprocess.Popen(["ip", "netns", "exec", SRC, "/usr/bin/python3", "-c",
+                             UDP_SENDER, DST_IP, str(pps), str(seconds), str(size)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
 def set_sysctl(ns, name, value):

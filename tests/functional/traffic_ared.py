@@ -6,6 +6,7 @@ import math
 import os
 import time
 
+import netlab
 from netlab import Lab, SRC, RTR_IF, set_sysctl, sh
 
 RATE_BPS = 10e6 / 8
@@ -66,8 +67,7 @@ def test_forced_udp(check):
     """An unresponsive overload drives avg past max: forced drops."""
     with Lab() as lab:
         shaped_ared(lab, "nogentle bandwidth 10mbit")
-        lab.iperf_server()
-        client = lab.iperf_client(4, udp_rate="30M")
+        client = netlab.udp_flood(pps=2700, seconds=4)
         during = lab.sample("ared", 3, every=0.5)
         client.wait()
         s = lab.qdisc("ared")

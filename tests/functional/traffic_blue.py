@@ -13,7 +13,6 @@ Two set-ups, to cover both ways sch_blue sees an idle link:
 """
 
 import os
-import sys
 import time
 
 import netlab
@@ -40,34 +39,9 @@ def note(text):
     print("# traffic/blue: " + text, flush=True)
 
 
-# A paced UDP source with no control connection: iperf3's own TCP control
-# connection would cross the qdisc under test and suffer pm's drops.
-UDP_SENDER = r"""
-import socket, sys, time
-dst, pps, seconds, size = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-payload = b"x" * size
-start = time.monotonic()
-sent = 0
-while True:
-    now = time.monotonic() - start
-    if now >= seconds:
-        break
-    while sent < int(now * pps) + 1:
-        try:
-            s.sendto(payload, (dst, 9))
-        except OSError:
-            pass
-        sent += 1
-    time.sleep(0.001)
-print(sent)
-"""
-
-
 def send_udp(pps, seconds):
-    res = netlab.sh("%s -c '%s' %s %d %g %d" % (sys.executable, UDP_SENDER, netlab.DST_IP,
-                                                 pps, seconds, UDP_BYTES), netlab.SRC)
-    sent = int(res.stdout.strip() or 0)
+    out, _ = netlab.udp_flood(pps, seconds, UDP_BYTES).communicate()
+    sent = int(out.strip() or 0)
     note("sent %d UDP packets in %g s (%d/s asked)" % (sent, seconds, pps))
     return 0 if sent >= pps * seconds * 0.8 else 1
 

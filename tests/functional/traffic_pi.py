@@ -5,7 +5,7 @@ seconds of a short test."""
 import os
 import time
 
-from netlab import Lab, SRC, RTR_IF, set_sysctl, sh
+from netlab import Lab, SRC, RTR_IF, set_sysctl, sh, udp_flood
 
 SHAPER = ("qdisc add dev %s root handle 1: htb default 1; "
           "class add dev %s parent 1: classid 1:1 htb rate 10mbit burst 12500"
@@ -70,8 +70,7 @@ def test_limit_trim(check):
         lab.tc("class add dev %s parent 1: classid 1:1 htb rate 2mbit burst 3000" % RTR_IF)
         lab.tc("qdisc add dev %s parent 1:1 handle 10: pi limit 1000 target 900 a 0 b 0"
                % RTR_IF)
-        lab.iperf_server()
-        client = lab.iperf_client(5, udp_rate="30M")
+        client = udp_flood(pps=2000, seconds=5)
         time.sleep(3)
         before = lab.qdisc("pi")
         lab.tc("qdisc change dev %s parent 1:1 handle 10: pi limit 100 target 50" % RTR_IF)

@@ -12,6 +12,7 @@ import os
 import statistics
 import time
 
+import netlab
 from netlab import Lab, RTR_IF, SRC, set_sysctl, sh
 
 RATE_MBIT = 4
@@ -104,12 +105,11 @@ def test_udp_equilibrium(check):
     """An unresponsive 2x overload: the price climbs until the law balances."""
     with Lab() as lab:
         shaped_rem(lab, "bandwidth %dmbit" % RATE_MBIT)
-        lab.iperf_server()
-        client = lab.iperf_client(14, udp_rate="%dM" % (2 * RATE_MBIT))
+        client = netlab.udp_flood(pps=2 * RATE_MBIT * 1000000 // (8 * 1400), seconds=14)
         timed = timed_samples(lab, 14)
         during = [s for _, s in timed]
-        client.wait()
-        check(client.returncode == 0, "udp: iperf3 ran", client.stderr)
+        _, err = client.communicate()
+        check(client.returncode == 0, "udp: the paced sender ran", err)
 
         prices = [s["price"] for s in during]
         rising = prices[:len(prices) // 3]
@@ -158,8 +158,7 @@ def test_limit_trim(check):
         # a price that hardly moves: the queue fills as drop-tail would
         lab.tc("qdisc add dev %s parent 1:1 handle 10: rem limit 1000 target 900 "
                "gamma 1e-12" % RTR_IF)
-        lab.iperf_server()
-        client = lab.iperf_client(5, udp_rate="30M")
+        client = netlab.udp_flood(pps=2000, seconds=5)
         time.sleep(3)
         before = lab.qdisc("rem")
         lab.tc("qdisc change dev %s parent 1:1 handle 10: rem limit 100 target 50" % RTR_IF)
