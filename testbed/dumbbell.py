@@ -15,7 +15,8 @@ for a time scale k (rates / k, delays * k, packet counts unchanged):
   the access links' two-way delay of pair i. netem can neither hold data
   behind the AQM nor drop it (its limit is far above any window).
 - TSO, GSO and GRO off everywhere (one skb is one packet), IPv6 off,
-  receivers acknowledge every packet (route quickack), socket buffers sized
+  receivers acknowledge every packet (route quickack, and no SACK
+  compression during recovery), socket buffers sized
   for a window of about WINDOW_PKTS, no cached TCP metrics between runs, and
   the senders' minimum RTO scaled with k.
 
@@ -116,6 +117,8 @@ def configure(net, scale, leaf, rate_bps=BOTTLENECK_RATE_BPS):
     sysctls = ("net.ipv6.conf.all.disable_ipv6=1",
                "net.ipv6.conf.default.disable_ipv6=1",
                "net.ipv4.tcp_no_metrics_save=1",
+               # a duplicate ACK per packet in recovery too, as ns-2 sends
+               "net.ipv4.tcp_comp_sack_nr=0",
                "net.ipv4.tcp_rmem='4096 131072 %d'" % rmem_bytes,
                "net.ipv4.tcp_wmem='4096 131072 %d'" % (2 * rmem_bytes))
     for node in net.hosts:
