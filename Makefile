@@ -29,6 +29,7 @@ UNIT_TESTS := $(QDISCS:%=$(BUILD)/unit/test_%)
 UNIT_CFLAGS := -O2 -g -Wall -Wextra -Werror -I$(CURDIR)/kmod/core -I$(CURDIR)/tests/unit
 
 VM_RUN := $(CURDIR)/testbed/vm/run
+SAMPLER := $(BUILD)/testbed/sampler
 
 CHECKPATCH := $(BUILD)/checkpatch/scripts/checkpatch.pl
 # Qdisc and Qdisc_ops are the kernel's names; the compat header must test
@@ -37,9 +38,13 @@ CHECKPATCH_FLAGS := --strict --no-tree --quiet --ignore CAMELCASE
 
 IPROUTE2_PATCHES := tc-patches/iproute2-6.1
 
-.PHONY: all modules plugins unit test functional demo check clean iproute2-patches
+.PHONY: all modules plugins unit test functional demo check clean iproute2-patches \
+	testbed-test
 
-all: modules plugins
+all: modules plugins $(SAMPLER)
+
+$(SAMPLER): testbed/sampler.c kmod/include/uapi/linux/pkt_sched_aqm.h
+	$(MAKE) -C testbed BUILD=$(BUILD)
 
 modules:
 	@test -n "$(KVER)" || { echo "no kernel headers found: set KDIR" >&2; exit 1; }
@@ -74,11 +79,19 @@ functional: all
 	$(VM_RUN) --kernel $(KVER) -- tests/functional/run --log $(BUILD)/results/functional.log \
 		|| echo "FAIL: vm: functional run exited $$?" >> $(BUILD)/results/functional.log
 
+# the dumbbell's fidelity check and a short pi run; under TCG it needs an
+# otherwise idle host (a busy one pauses the guest and fails fidelity)
+testbed-test: all
+	@mkdir -p $(BUILD)/results
+	$(VM_RUN) --kernel $(KVER) -- testbed/selftest --log $(BUILD)/results/testbed.log \
+		|| echo "FAIL: vm: testbed selftest exited $$?" >> $(BUILD)/results/testbed.log
+
 test:
 	@rm -rf $(BUILD)/results
 	@$(MAKE) --no-print-directory check
 	@$(MAKE) --no-print-directory unit
 	@$(MAKE) --no-print-directory functional
+	@$(MAKE) --no-print-directory testbed-test
 	@tests/summarize $(BUILD)/results/*.log
 
 demo: all
@@ -111,4 +124,4 @@ check: $(CHECKPATCH) modules
 	} | tee $(BUILD)/results/check.log
 
 clean:
-	rm -rf $(BUILD)/kmod $(BUILD)/tc $(BUILD)/unit $(BUILD)/results
+	rm -rf $(BUILD)/kmod $(BUILD)/tc $(BUILD)/unit $(BUILD)/results $(BUILD)/testbed/sampler
