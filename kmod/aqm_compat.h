@@ -44,25 +44,34 @@ static inline u32 aqm_random_u32(void)
 }
 
 /*
- * Take one packet off a FIFO qdisc to shrink it below a lowered limit. A
- * parent that peeked (qdisc_peek_dequeued) parked the head in gso_skb while
- * it still counts in q.qlen; take that one first, or the queue runs dry
- * before qlen reaches the limit. Mainline grew qdisc_dequeue_internal() for
- * the same job in 6.16 (and stable); this private copy works on all.
+ * Shrink a FIFO qdisc to a lowered limit, dropping from the head, with the
+ * backlog of the parents reduced once. A parent that peeked
+ * (qdisc_peek_dequeued) parked the head in gso_skb while it still counts in
+ * q.qlen; take that one first, or the queue runs dry before qlen reaches the
+ * limit. Mainline grew qdisc_dequeue_internal() for the same job in 6.16
+ * (and stable); this private version works on all. Caller holds the tree
+ * lock.
  */
-static inline struct sk_buff *aqm_dequeue_for_trim(struct Qdisc *sch)
+static inline void aqm_trim_to_limit(struct Qdisc *sch, u32 limit_pkts)
 {
-	struct sk_buff *skb = __skb_dequeue(&sch->gso_skb);
+	unsigned int dropped_pkts = 0, dropped_bytes = 0;
 
-	if (skb) {
-		sch->q.qlen--;
-	} else {
-		skb = __qdisc_dequeue_head(&sch->q);
-		if (!skb)
-			return NULL;
+	while (sch->q.qlen > limit_pkts) {
+		struct sk_buff *skb = __skb_dequeue(&sch->gso_skb);
+
+		if (skb) {
+			sch->q.qlen--;
+		} else {
+			skb = __qdisc_dequeue_head(&sch->q);
+			if (!skb)
+				break;
+		}
+		qdisc_qstats_backlog_dec(sch, skb);
+		dropped_pkts++;
+		dropped_bytes += qdisc_pkt_len(skb);
+		rtnl_qdisc_drop(skb, sch);
 	}
-	qdisc_qstats_backlog_dec(sch, skb);
-	return skb;
+	qdisc_tree_reduce_backlog(sch, dropped_pkts, dropped_bytes);
 }
 
 #endif /* AQM_COMPAT_H */

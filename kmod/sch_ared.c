@@ -205,7 +205,6 @@ static int ared_change(struct Qdisc *sch, struct nlattr *opt,
 {
 	struct ared_sched_data *q = qdisc_priv(sch);
 	struct nlattr *tb[TCA_ARED_MAX + 1];
-	unsigned int dropped_pkts = 0, dropped_bytes = 0;
 	struct ared_params params;
 	bool restart_maxp;
 	int err;
@@ -262,16 +261,7 @@ static int ared_change(struct Qdisc *sch, struct nlattr *opt,
 		q->vars.cur_maxp = params.maxp;
 	ared_rederive(sch);
 
-	while (sch->q.qlen > params.limit_pkts) {
-		struct sk_buff *skb = aqm_dequeue_for_trim(sch);
-
-		if (!skb)
-			break;
-		dropped_pkts++;
-		dropped_bytes += qdisc_pkt_len(skb);
-		rtnl_qdisc_drop(skb, sch);
-	}
-	qdisc_tree_reduce_backlog(sch, dropped_pkts, dropped_bytes);
+	aqm_trim_to_limit(sch, params.limit_pkts);
 	if (!sch->q.qlen && !q->vars.idle)
 		ared_dequeued(&q->vars, ktime_get_ns(), 0, 0);
 

@@ -118,7 +118,6 @@ static int blue_change(struct Qdisc *sch, struct nlattr *opt,
 {
 	struct blue_sched_data *q = qdisc_priv(sch);
 	struct nlattr *tb[TCA_BLUE_MAX + 1];
-	unsigned int dropped_pkts = 0, dropped_bytes = 0;
 	struct blue_params params;
 	int err;
 
@@ -151,16 +150,7 @@ static int blue_change(struct Qdisc *sch, struct nlattr *opt,
 	q->params = params;
 	WRITE_ONCE(sch->limit, params.limit_pkts);
 
-	while (sch->q.qlen > params.limit_pkts) {
-		struct sk_buff *skb = aqm_dequeue_for_trim(sch);
-
-		if (!skb)
-			break;
-		dropped_pkts++;
-		dropped_bytes += qdisc_pkt_len(skb);
-		rtnl_qdisc_drop(skb, sch);
-	}
-	qdisc_tree_reduce_backlog(sch, dropped_pkts, dropped_bytes);
+	aqm_trim_to_limit(sch, params.limit_pkts);
 
 	sch_tree_unlock(sch);
 	return 0;

@@ -106,7 +106,6 @@ static int pi_change(struct Qdisc *sch, struct nlattr *opt,
 {
 	struct pi_sched_data *q = qdisc_priv(sch);
 	struct nlattr *tb[TCA_PI_MAX + 1];
-	unsigned int dropped_pkts = 0, dropped_bytes = 0;
 	struct pi_params params;
 	int err;
 
@@ -138,16 +137,7 @@ static int pi_change(struct Qdisc *sch, struct nlattr *opt,
 	q->params = params;
 	WRITE_ONCE(sch->limit, params.limit_pkts);
 
-	while (sch->q.qlen > params.limit_pkts) {
-		struct sk_buff *skb = aqm_dequeue_for_trim(sch);
-
-		if (!skb)
-			break;
-		dropped_pkts++;
-		dropped_bytes += qdisc_pkt_len(skb);
-		rtnl_qdisc_drop(skb, sch);
-	}
-	qdisc_tree_reduce_backlog(sch, dropped_pkts, dropped_bytes);
+	aqm_trim_to_limit(sch, params.limit_pkts);
 
 	sch_tree_unlock(sch);
 	return 0;
