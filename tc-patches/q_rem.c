@@ -59,35 +59,6 @@ static int rem_get_inw(__u64 *inw, const char *arg)
 	return *inw ? 0 : -1;
 }
 
-/*
- * A rate as tc's get_rate64() reads it, but with its range checked: that
- * function converts any double to __u64. The scale of the unit is what
- * get_rate64() makes of 8 of it, in bytes per second.
- */
-static int rem_get_rate64(__u64 *bytes_ps, const char *arg)
-{
-	char unit[32];
-	__u64 scale;
-	double num, bytes;
-	char *end;
-
-	if (!arg || !*arg)
-		return -1;
-	errno = 0;
-	num = strtod(arg, &end);
-	if (end == arg || errno == ERANGE || !isfinite(num) || num < 0 ||
-	    strlen(end) + 2 > sizeof(unit))
-		return -1;
-	snprintf(unit, sizeof(unit), "8%s", end);
-	if (get_rate64(&scale, unit))
-		return -1;
-	bytes = floor(num * (double)scale / 8);
-	if (bytes >= 0x1p64)
-		return -1;
-	*bytes_ps = (__u64)bytes;
-	return 0;
-}
-
 static int rem_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 			 struct nlmsghdr *n, const char *dev)
 {
@@ -144,7 +115,7 @@ static int rem_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 			AQM_NEXT_ARG("rem");
 			if (strcmp(*argv, "auto") == 0)
 				bandwidth = 0;
-			else if (rem_get_rate64(&bandwidth, *argv) || bandwidth == 0)
+			else if (aqm_get_rate_bps(&bandwidth, *argv))
 				return aqm_illegal("rem", "bandwidth",
 						   "must be auto or a rate of 1Bps to 2^64-1Bps");
 			has_bandwidth = true;
