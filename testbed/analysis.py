@@ -10,8 +10,30 @@ Time in nominal seconds, rates in nominal bit/s, delays in nominal ms: the
 emulated link runs at rate / k for k times as long.
 """
 
+import csv
+import gzip
 import math
 import statistics
+
+def read_csv(path):
+    """Rows of a CSV (gzip-compressed if the name ends in .gz) as dicts of
+    numbers; empty fields are None."""
+    opener = gzip.open if path.endswith(".gz") else open
+    rows = []
+    with opener(path, "rt", newline="") as f:
+        for row in csv.DictReader(f):
+            rows.append({key: number(v) for key, v in row.items()})
+    return rows
+
+
+def number(text):
+    if text == "":
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        return float(text)
+
 
 CUT_FRACTION = 0.05   # a cwnd drop larger than this is a window cut
 EPOCH_GAP_S = 0.2     # cuts closer than this belong to one loss epoch
@@ -120,6 +142,25 @@ def synchronisation(flows, interval_s):
                                                          for e in epochs)}
 
 
+def busy_service(samples, rate_nominal_bps, scale):
+    """How fast the shaper served a backlogged queue: bytes sent over what
+    the link can send, in the sample intervals that start with at least an
+    interval's worth of bytes queued (the link cannot have idled in them).
+    Near 1 when the emulation keeps up; below when the machine stalls."""
+    rate_emul = rate_nominal_bps / scale
+    sent = capacity = 0.0
+    intervals = 0
+    for a, b in zip(samples, samples[1:]):
+        d = delta(a, b)
+        can_send = rate_emul * d["t_emul_s"] / 8
+        if d["t_emul_s"] > 0 and a["backlog_bytes"] >= can_send:
+            sent += d["bytes"]
+            capacity += can_send
+            intervals += 1
+    return {"intervals": intervals,
+            "ratio": sent / capacity if capacity else None}
+
+
 def summary(samples, flows, rate_nominal_bps, scale, window, interval_s):
     """Figures over the nominal time window (t0, t1)."""
     t0, t1 = window
@@ -148,7 +189,8 @@ def summary(samples, flows, rate_nominal_bps, scale, window, interval_s):
            "goodput_mbps": {str(f): g / 1e6 if g is not None else None
                             for f, g in goodput.items()},
            "jain_index": jain(list(goodput.values())),
-           "synchronisation": synchronisation(in_window, interval_s)}
+           "synchronisation": synchronisation(in_window, interval_s),
+           "busy_service": busy_service(inside, rate_nominal_bps, scale)}
     return out
 
 

@@ -1,0 +1,251 @@
+"""The study's figures and table from finished runs (scripts/reproduce).
+
+render(out) reads out/table/NAME/ and out/sweep/RATEmbit/NAME/ as
+experiment.py left them and writes into out/:
+- fig2_utilisation.png, fig3_loss_rate.png, fig4_queue.png: one panel per
+  configuration over time, as the study's Fig. 2-4;
+- fig5_bandwidth.png: mean utilisation and mean queue against the
+  bottleneck rate, two panels, as its Fig. 5;
+- table1.csv and table1.md, and the same table between the markers in
+  out/README.md when that file has them;
+- noise.md from out/repeat/ when repeated runs exist.
+Invalid runs are left out and listed under the table.
+"""
+
+import csv
+import json
+import os
+import statistics
+
+import analysis
+import study
+
+TABLE_BEGIN = "<!-- table1: written by scripts/reproduce -->"
+TABLE_END = "<!-- end of table1 -->"
+COLUMNS = (
+    # header, summary key path, format, scale
+    ("utilisation %", ("utilisation",), "%.1f", 100),
+    ("loss rate %", ("loss_rate",), "%.3f", 100),
+    ("queue mean (pkts)", ("queue_pkts", "mean"), "%.0f", 1),
+    ("queue sd (pkts)", ("queue_pkts", "std"), "%.0f", 1),
+    ("delay p99 (ms)", ("queue_delay_ms", "p99"), "%.1f", 1),
+    ("Jain", ("jain_index",), "%.3f", 1),
+    ("sync", ("synchronisation", "all_flows_cut_fraction"), "%.2f", 1),
+)
+
+
+def load(rundir):
+    """summary.json of a run, or None when there is none."""
+    try:
+        with open(os.path.join(rundir, "summary.json")) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def usable(summary):
+    return bool(summary and summary.get("valid") and "results" in summary
+                and "error" not in summary["results"])
+
+
+def pick(summary, path):
+    value = summary["results"]
+    for key in path:
+        value = value.get(key) if isinstance(value, dict) else None
+    return value
+
+
+def table_runs(out):
+    """(name, label, summary or None) for every configuration, in order."""
+    return [(name, label, load(os.path.join(out, "table", name)))
+            for name, label, *_ in study.ALL]
+
+
+def pyplot():
+    os.environ.setdefault("MPLCONFIGDIR", os.path.join(os.path.dirname(
+        os.path.dirname(os.path.abspath(__file__))), "build", "testbed", "matplotlib"))
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    return plt
+
+
+def panels(out, runs, fname, ylabel, series, ymax=None, target=None):
+    """One panel per usable run: series(rundir) -> (t, y)."""
+    plt = pyplot()
+    n = len(runs)
+    cols = 2 if n > 1 else 1
+    rows = (n + cols - 1) // cols
+    fig, axes = plt.subplots(rows, cols, figsize=(6 * cols, 2.2 * rows + 0.6),
+                             sharex=True, squeeze=False)
+    for ax, (name, label, summ) in zip(axes.flat, runs):
+        t, y = series(os.path.join(out, "table", name))
+        ax.plot(t, y, linewidth=0.7)
+        if target and target(name):
+            ax.axhline(target(name), color="grey", linestyle="--", linewidth=0.7)
+        ax.set_title("%s: %s" % (label, summ["emulated"]["aqm"].split(" ", 1)[0]), fontsize=9)
+        ax.set_ylabel(ylabel, fontsize=8)
+        if ymax:
+            ax.set_ylim(0, ymax)
+        ax.grid(alpha=0.3)
+    for ax in list(axes.flat)[n:]:
+        ax.set_visible(False)
+    for ax in axes[-1]:
+        ax.set_xlabel("time (s)", fontsize=8)
+    first = runs[0][2]
+    fig.suptitle("%s nominal, %d HighSpeed TCP flows, k = %s, %s"
+                 % (rate_text(first["nominal"]["bandwidth_bps"]), first["topology"]["pairs"],
+                    "/".join(sorted({str(r[2]["scale"]) for r in runs})),
+                    first["host"]["kernel"]), fontsize=10)
+    fig.tight_layout()
+    path = os.path.join(out, fname)
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return path
+
+
+def rate_text(bps):
+    return "%g Mbit/s" % (bps / 1e6)
+
+
+def bin_series(key, scale=1):
+    def series(rundir):
+        rows = analysis.read_csv(os.path.join(rundir, "bins.csv.gz"))
+        return [r["t_s"] for r in rows], [(r[key] or 0) * scale for r in rows]
+    return series
+
+
+def queue_series(rundir):
+    rows = analysis.read_csv(os.path.join(rundir, "queue.csv.gz"))
+    return [r["t_s"] for r in rows], [r["qlen_pkts"] for r in rows]
+
+
+def table(out, runs):
+    header = ["configuration", "qdisc"] + [c[0] for c in COLUMNS] + ["k"]
+    rows = []
+    for name, label, summ in runs:
+        if not usable(summ):
+            continue
+        row = [label, summ["emulated"]["aqm"].split(" ", 1)[0]]
+        for _, path, fmt, scale in COLUMNS:
+            value = pick(summ, path)
+            row.append(fmt % (value * scale) if value is not None else "-")
+        row.append(str(summ["scale"]))
+        rows.append(row)
+    with open(os.path.join(out, "table1.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(header)
+        w.writerows(rows)
+    lines = ["| " + " | ".join(header) + " |",
+             "|" + "|".join("---" if i < 2 else "--:" for i in range(len(header))) + "|"]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    missing = [label for name, label, summ in runs if not usable(summ)]
+    if missing:
+        lines += ["", "Not run yet or not valid: %s." % ", ".join(missing)]
+    usable_runs = [r[2] for r in runs if usable(r[2])]
+    if usable_runs:
+        s = usable_runs[0]
+        lines += ["", "%s nominal, %g s per run (first %g s excluded), kernel %s, dates %s to %s."
+                  % (rate_text(s["nominal"]["bandwidth_bps"]), s["nominal"]["duration_s"],
+                     s["nominal"]["warmup_s"], s["host"]["kernel"],
+                     min(r["date"][:10] for r in usable_runs),
+                     max(r["date"][:10] for r in usable_runs))]
+    text = "\n".join(lines) + "\n"
+    path = os.path.join(out, "table1.md")
+    with open(path, "w") as f:
+        f.write(text)
+    readme = os.path.join(out, "README.md")
+    if os.path.exists(readme):
+        with open(readme) as f:
+            doc = f.read()
+        if TABLE_BEGIN in doc and TABLE_END in doc:
+            head, rest = doc.split(TABLE_BEGIN, 1)
+            _, tail = rest.split(TABLE_END, 1)
+            with open(readme, "w") as f:
+                f.write(head + TABLE_BEGIN + "\n" + text + TABLE_END + tail)
+    return path
+
+
+def sweep(out):
+    """Fig. 5 from out/sweep/, when any sweep run is usable."""
+    points = {}
+    for name, label, *_ in study.STUDY:
+        for rate in study.SWEEP_RATES_MBIT:
+            summ = load(os.path.join(out, "sweep", "%dmbit" % rate, name))
+            if usable(summ):
+                points.setdefault(label, []).append(
+                    (rate, 100 * summ["results"]["utilisation"],
+                     summ["results"]["queue_pkts"]["mean"]))
+    if not points:
+        return []
+    plt = pyplot()
+    fig, (ax_u, ax_q) = plt.subplots(1, 2, figsize=(11, 4))
+    for label, pts in points.items():
+        ax_u.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=label)
+        ax_q.plot([p[0] for p in pts], [p[2] for p in pts], marker="o", label=label)
+    ax_u.set_ylabel("mean utilisation (%)")
+    ax_q.set_ylabel("mean queue (packets)")
+    for ax in (ax_u, ax_q):
+        ax.set_xlabel("bottleneck rate (Mbit/s)")
+        ax.grid(alpha=0.3)
+    ax_u.legend(fontsize=8)
+    fig.tight_layout()
+    path = os.path.join(out, "fig5_bandwidth.png")
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    with open(os.path.join(out, "fig5.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["configuration", "rate_mbit", "utilisation_pct", "queue_mean_pkts"])
+        for label, pts in points.items():
+            w.writerows([label, *p] for p in pts)
+    return [path]
+
+
+def noise(out):
+    """Spread of repeated runs of one configuration (out/repeat/NAME-I plus
+    out/table/NAME), per table column."""
+    base = os.path.join(out, "repeat")
+    if not os.path.isdir(base):
+        return []
+    groups = {}
+    for d in sorted(os.listdir(base)):
+        summ = load(os.path.join(base, d))
+        if usable(summ):
+            groups.setdefault(d.rsplit("-", 1)[0], []).append(summ)
+    lines = ["| configuration | runs | " + " | ".join(c[0] for c in COLUMNS) + " |",
+             "|---|--:|" + "|".join("--:" for _ in COLUMNS) + "|"]
+    for name, summs in groups.items():
+        first = load(os.path.join(out, "table", name))
+        if usable(first):
+            summs = [first] + summs
+        cells = []
+        for _, path, fmt, scale in COLUMNS:
+            vals = [pick(s, path) * scale for s in summs if pick(s, path) is not None]
+            cells.append("%s ± %s" % (fmt % statistics.fmean(vals),
+                                      fmt % statistics.pstdev(vals)) if vals else "-")
+        lines.append("| %s | %d | %s |" % (study.config(name)[1], len(summs), " | ".join(cells)))
+    path = os.path.join(out, "noise.md")
+    with open(path, "w") as f:
+        f.write("Mean ± standard deviation over repeated runs of the same command.\n\n"
+                + "\n".join(lines) + "\n")
+    return [path]
+
+
+def render(out):
+    """Everything there is data for; the paths written."""
+    runs = [r for r in table_runs(out) if usable(r[2])]
+    written = [table(out, table_runs(out))]
+    if runs:
+        written.append(panels(out, runs, "fig2_utilisation.png", "utilisation (%)",
+                              bin_series("utilisation", 100), ymax=105))
+        written.append(panels(out, runs, "fig3_loss_rate.png", "loss rate",
+                              bin_series("loss_rate")))
+        written.append(panels(out, runs, "fig4_queue.png", "queue (packets)", queue_series,
+                              ymax=2600, target=target_of))
+    return written + sweep(out) + noise(out)
+
+
+def target_of(name):
+    """The configured queue target in packets, where there is one."""
+    args = study.config(name)[3].split()
+    return int(args[args.index("target") + 1]) if "target" in args and name != "pie" else None

@@ -1,0 +1,44 @@
+"""The study's configurations, and the mainline AQMs a Linux user would pick
+today beside them. Every value is nominal (the study's 1 Gbit/s network);
+experiment.py scales it. "{rate}" stands for the bottleneck rate of the run.
+
+Where the study says "ns-2 defaults otherwise" we pass what ns-2 2.35 would
+have used and our qdiscs cannot know by themselves: the link rate (ns-2
+takes it from the link) and RED's mean_pktsize_ (500 bytes, which sets its
+automatic weight and idle-time decay).
+"""
+
+# name, label, qdisc kind, tc arguments
+STUDY = (
+    ("droptail", "Drop-Tail", "pfifo", "limit 2500"),
+    ("red", "RED", "ared", "limit 2500 min 625 max 1875 avpkt 500 bandwidth {rate}"),
+    ("pi", "PI", "pi", "limit 2500 target 1000 a 1.822e-7 b 1.816e-7"),
+    ("rem", "REM", "rem", "limit 2500 target 1000 bandwidth {rate}"),
+    ("blue", "BLUE", "blue", "limit 2500"),
+)
+
+# Linux's own, at their defaults but for the study's buffer. Mainline red
+# takes bytes: the study's RED thresholds in 1514-byte packets, its maxp,
+# and tc's default burst ((2 min + max) / 3 packets).
+MAINLINE = (
+    ("pie", "pie (Linux)", "pie", "limit 2500"),
+    ("fq_codel", "fq_codel (Linux)", "fq_codel", "limit 2500"),
+    ("red-linux", "red (Linux)", "red",
+     "limit 3785000 min 946250 max 2838750 avpkt 1514 burst 1042 probability 0.1 "
+     "bandwidth {rate}"),
+)
+
+ALL = STUDY + MAINLINE
+SWEEP_RATES_MBIT = (200, 400, 600, 800, 1000)
+TABLE_RATE_MBIT = 1000
+
+
+def config(name):
+    for entry in ALL:
+        if entry[0] == name:
+            return entry
+    raise KeyError(name)
+
+
+def aqm_args(name, rate_mbit):
+    return config(name)[3].format(rate="%dmbit" % rate_mbit)
