@@ -3,7 +3,8 @@
 #
 #   make            modules for KVER + tc plugins
 #   make test       unit tests, then functional tests in the VM (or natively)
-#   make demo       load sch_pi, push traffic through it, show tc -s qdisc
+#   make demo       the study in short: its five AQMs at 1 Gbit/s (scaled), figures
+#   make reproduce  the study in full into results/ (hours under TCG; resumable)
 #
 # KDIR: kernel build tree; default the running kernel's, else the newest
 # Debian linux-headers-*-amd64.
@@ -27,6 +28,14 @@ TC_CFLAGS  := -O2 -g -fPIC -shared -Wall -Wextra -Werror -Wno-unused-parameter \
 
 UNIT_TESTS := $(QDISCS:%=$(BUILD)/unit/test_%)
 UNIT_CFLAGS := -O2 -g -Wall -Wextra -Werror -I$(CURDIR)/kmod/core -I$(CURDIR)/tests/unit
+FUZZER := $(BUILD)/fuzz/nlfuzz
+FUZZ_COUNT ?= 4000
+UNIT_SAN_TESTS := $(QDISCS:%=$(BUILD)/unit-san/test_%)
+SANITIZE_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+# variableScope: kernel and iproute2 style declares at the top of a block
+CPPCHECK_FLAGS := -q --enable=warning,style,performance,portability --std=c11 \
+	--error-exitcode=1 --suppress=missingIncludeSystem --suppress=variableScope \
+	-I$(IPROUTE2)/include -I$(IPROUTE2)/tc -I$(CURDIR)/kmod/include/uapi
 
 VM_RUN := $(CURDIR)/testbed/vm/run
 SAMPLER := $(BUILD)/testbed/sampler
@@ -38,7 +47,7 @@ CHECKPATCH_FLAGS := --strict --no-tree --quiet --ignore CAMELCASE
 
 IPROUTE2_PATCHES := tc-patches/iproute2-6.1
 
-.PHONY: all modules plugins unit test functional demo check clean iproute2-patches \
+.PHONY: all modules plugins unit test functional fuzz fuzz-long demo reproduce check clean iproute2-patches \
 	testbed-test
 
 all: modules plugins $(SAMPLER)
@@ -68,11 +77,39 @@ $(BUILD)/unit/test_%: tests/unit/test_%.c tests/unit/aqm_test.h kmod/core/*.h
 	@mkdir -p $(BUILD)/unit
 	$(CC) $(UNIT_CFLAGS) -o $@ $< -lm
 
-unit: $(UNIT_TESTS)
+$(BUILD)/unit-san/test_%: tests/unit/test_%.c tests/unit/aqm_test.h kmod/core/*.h
+	@mkdir -p $(BUILD)/unit-san
+	$(CC) $(UNIT_CFLAGS) $(SANITIZE_FLAGS) -o $@ $< -lm
+
+# each test binary once plainly (a line per check), once under ASan and
+# UBSan (a line per binary: no check fails and no sanitizer reports)
+unit: $(UNIT_TESTS) $(UNIT_SAN_TESTS)
 	@mkdir -p $(BUILD)/results
-	@for t in $(UNIT_TESTS); do \
+	@{ for t in $(UNIT_TESTS); do \
 		$$t || echo "FAIL: unit: $$(basename $$t) exited $$?"; \
-	done | tee $(BUILD)/results/unit.log
+	  done; \
+	  for t in $(UNIT_SAN_TESTS); do \
+		if out=$$($$t 2>&1) && ! printf '%s\n' "$$out" | grep -q '^FAIL'; \
+		then echo "PASS: sanitizers: $$(basename $$t) under ASan and UBSan"; \
+		else echo "FAIL: sanitizers: $$(basename $$t) under ASan and UBSan"; \
+			printf '%s\n' "$$out" | grep -v '^PASS' | head -20; fi; \
+	  done; } | tee $(BUILD)/results/unit.log
+
+$(FUZZER): tests/fuzz/nlfuzz.c kmod/include/uapi/linux/pkt_sched_aqm.h
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -Wall -Wextra -Werror -I$(CURDIR)/kmod/include/uapi/linux -o $@ $< -lmnl
+
+# random and mutated netlink configurations with traffic flowing: a short
+# run in make test, the long one (100,000 per qdisc) recorded in results/
+fuzz: all $(FUZZER)
+	@mkdir -p $(BUILD)/results
+	$(VM_RUN) --kernel $(KVER) -- tests/fuzz/run --count $(FUZZ_COUNT) \
+		--log $(BUILD)/results/fuzz.log \
+		|| echo "FAIL: vm: fuzz run exited $$?" >> $(BUILD)/results/fuzz.log
+
+fuzz-long: all $(FUZZER)
+	$(VM_RUN) --kernel $(KVER) --timeout 14400 -- tests/fuzz/run --count 100000 \
+		--json results/fuzz/long-run.json
 
 functional: all
 	@mkdir -p $(BUILD)/results
@@ -91,11 +128,15 @@ test:
 	@$(MAKE) --no-print-directory check
 	@$(MAKE) --no-print-directory unit
 	@$(MAKE) --no-print-directory functional
+	@$(MAKE) --no-print-directory fuzz
 	@$(MAKE) --no-print-directory testbed-test
 	@tests/summarize $(BUILD)/results/*.log
 
 demo: all
-	$(VM_RUN) --kernel $(KVER) -- scripts/demo
+	scripts/reproduce --quick
+
+reproduce: all
+	scripts/reproduce
 
 # the tc parsers as a patch series for the iproute2 tree (same sources)
 iproute2-patches: $(IPROUTE2)/.version
@@ -121,7 +162,10 @@ check: $(CHECKPATCH) modules
 		$(IPROUTE2_PATCHES) $(BUILD)/iproute2-patches; \
 	  then echo "PASS: hygiene: $(IPROUTE2_PATCHES) matches tc-patches/*.c"; \
 	  else echo "FAIL: hygiene: $(IPROUTE2_PATCHES) is stale: run make iproute2-patches"; fi; \
+	  if cppcheck $(CPPCHECK_FLAGS) tc-patches/q_*.c testbed/sampler.c; \
+	  then echo "PASS: hygiene: cppcheck on the tc plugins and the sampler"; \
+	  else echo "FAIL: hygiene: cppcheck on the tc plugins and the sampler"; fi; \
 	} | tee $(BUILD)/results/check.log
 
 clean:
-	rm -rf $(BUILD)/kmod $(BUILD)/tc $(BUILD)/unit $(BUILD)/results $(BUILD)/testbed/sampler
+	rm -rf $(BUILD)/kmod $(BUILD)/tc $(BUILD)/unit $(BUILD)/unit-san $(BUILD)/fuzz $(BUILD)/results $(BUILD)/testbed/sampler

@@ -137,8 +137,10 @@ def configure(net, scale, leaf, rate_bps=BOTTLENECK_RATE_BPS):
         % (REVERSE_DEV, tc_time(2 * BOTTLENECK_DELAY_S * scale), NETEM_LIMIT_PKTS))
     emulated_bps = rate_bps / scale
     burst_bytes = max(3000, round(emulated_bps / 8 * SHAPER_BURST_S))
-    run(n1, "tc qdisc replace dev %s root handle 1: htb default 1" % BOTTLENECK_DEV)
-    run(n1, "tc class replace dev %s parent 1: classid 1:1 htb rate %dbit ceil %dbit "
+    # a new shaper each time (htb cannot change its root parameters)
+    n1.cmd("tc qdisc del dev %s root" % BOTTLENECK_DEV)
+    run(n1, "tc qdisc add dev %s root handle 1: htb default 1" % BOTTLENECK_DEV)
+    run(n1, "tc class add dev %s parent 1: classid 1:1 htb rate %dbit ceil %dbit "
         "burst %d cburst %d quantum 1514"
         % (BOTTLENECK_DEV, emulated_bps, emulated_bps, burst_bytes, burst_bytes))
     set_leaf(net, leaf)
