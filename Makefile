@@ -47,7 +47,8 @@ CHECKPATCH_FLAGS := --strict --no-tree --quiet --ignore CAMELCASE
 
 IPROUTE2_PATCHES := tc-patches/iproute2-6.1
 
-.PHONY: all modules plugins unit test functional fuzz fuzz-long demo reproduce check clean iproute2-patches \
+.PHONY: all modules plugins unit test functional fuzz fuzz-long demo reproduce check \
+	install uninstall dkms-install dkms-uninstall install-test clean iproute2-patches \
 	testbed-test
 
 all: modules plugins $(SAMPLER)
@@ -107,6 +108,11 @@ fuzz: all $(FUZZER)
 		--log $(BUILD)/results/fuzz.log \
 		|| echo "FAIL: vm: fuzz run exited $$?" >> $(BUILD)/results/fuzz.log
 
+install-test: all
+	@mkdir -p $(BUILD)/results
+	$(VM_RUN) --kernel $(KVER) -- tests/install/run --log $(BUILD)/results/install.log \
+		|| echo "FAIL: vm: install test exited $$?" >> $(BUILD)/results/install.log
+
 fuzz-long: all $(FUZZER)
 	$(VM_RUN) --kernel $(KVER) --timeout 14400 -- tests/fuzz/run --count 100000 \
 		--json results/fuzz/long-run.json
@@ -129,6 +135,7 @@ test:
 	@$(MAKE) --no-print-directory unit
 	@$(MAKE) --no-print-directory functional
 	@$(MAKE) --no-print-directory fuzz
+	@$(MAKE) --no-print-directory install-test
 	@$(MAKE) --no-print-directory testbed-test
 	@tests/summarize $(BUILD)/results/*.log
 
@@ -162,10 +169,57 @@ check: $(CHECKPATCH) modules
 		$(IPROUTE2_PATCHES) $(BUILD)/iproute2-patches; \
 	  then echo "PASS: hygiene: $(IPROUTE2_PATCHES) matches tc-patches/*.c"; \
 	  else echo "FAIL: hygiene: $(IPROUTE2_PATCHES) is stale: run make iproute2-patches"; fi; \
+	  if ! groff -man -ww -z -Tutf8 $(MAN_PAGES) 2>&1 | grep .; \
+	  then echo "PASS: hygiene: man pages render without warnings"; \
+	  else echo "FAIL: hygiene: man pages render without warnings"; fi; \
 	  if cppcheck $(CPPCHECK_FLAGS) tc-patches/q_*.c testbed/sampler.c; \
 	  then echo "PASS: hygiene: cppcheck on the tc plugins and the sampler"; \
 	  else echo "FAIL: hygiene: cppcheck on the tc plugins and the sampler"; fi; \
 	} | tee $(BUILD)/results/check.log
+
+# Installation: modules under /lib/modules/KVER/updates (depmod run), tc
+# plugins into tc's lib dir, man pages. DESTDIR stages a package tree.
+VERSION    := $(shell cat VERSION)
+DESTDIR    ?=
+PREFIX     ?= /usr
+MULTIARCH  := $(shell $(CC) -print-multiarch 2>/dev/null)
+TC_LIBDIR  ?= $(firstword $(wildcard /usr/lib/$(MULTIARCH)/tc /usr/lib64/tc /usr/lib/tc) \
+		/usr/lib/tc)
+MOD_DIR    := /lib/modules/$(KVER)/updates
+MAN_DIR    := $(PREFIX)/share/man/man8
+MAN_PAGES  := $(QDISCS:%=doc/man/tc-%.8)
+DKMS_SRC   := /usr/src/classic-aqm-$(VERSION)
+
+install:
+	@for f in $(QDISCS:%=$(KMOD_OUT)/sch_%.ko) $(TC_PLUGINS); do \
+		test -f $$f || { echo "install: no $$f: run make first" >&2; exit 1; }; done
+	install -d $(DESTDIR)$(MOD_DIR) $(DESTDIR)$(TC_LIBDIR) $(DESTDIR)$(MAN_DIR)
+	install -m 0644 $(QDISCS:%=$(KMOD_OUT)/sch_%.ko) $(DESTDIR)$(MOD_DIR)/
+	install -m 0644 $(TC_PLUGINS) $(DESTDIR)$(TC_LIBDIR)/
+	install -m 0644 $(MAN_PAGES) $(DESTDIR)$(MAN_DIR)/
+	depmod $(if $(DESTDIR),-b $(DESTDIR)) $(KVER)
+
+uninstall:
+	rm -f $(QDISCS:%=$(DESTDIR)$(MOD_DIR)/sch_%.ko) \
+		$(QDISCS:%=$(DESTDIR)$(TC_LIBDIR)/q_%.so) $(QDISCS:%=$(DESTDIR)$(MAN_DIR)/tc-%.8)
+	depmod $(if $(DESTDIR),-b $(DESTDIR)) $(KVER)
+
+# DKMS builds the modules for this and every later kernel
+dkms-install:
+	rm -rf $(DKMS_SRC)
+	install -d $(DKMS_SRC)
+	cp -r kmod $(DKMS_SRC)/
+	{ sed 's/@VERSION@/$(VERSION)/' dkms.conf.in; i=0; for q in $(QDISCS); do \
+		echo "BUILT_MODULE_NAME[$$i]=\"sch_$$q\""; \
+		echo "BUILT_MODULE_LOCATION[$$i]=\"kmod/\""; \
+		echo "DEST_MODULE_LOCATION[$$i]=\"/updates/dkms\""; i=$$((i + 1)); \
+	  done; } > $(DKMS_SRC)/dkms.conf
+	dkms add classic-aqm/$(VERSION)
+	dkms install classic-aqm/$(VERSION) -k $(KVER)
+
+dkms-uninstall:
+	dkms remove classic-aqm/$(VERSION) --all
+	rm -rf $(DKMS_SRC)
 
 clean:
 	rm -rf $(BUILD)/kmod $(BUILD)/tc $(BUILD)/unit $(BUILD)/unit-san $(BUILD)/fuzz $(BUILD)/results $(BUILD)/testbed/sampler

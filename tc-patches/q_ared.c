@@ -17,7 +17,9 @@ static void explain(void)
 		"               [ bandwidth RATE | bandwidth auto ] [ avpkt BYTES | avpkt auto ]\n"
 		"               [ bytemode | nobytemode ] [ ecn | noecn ] [ harddrop | noharddrop ]\n"
 		"  PROB: max_p in (0, 1] (default 0.1); W: queue weight in (0, 1)\n"
-		"  auto: ns-2's automatic setting from the link rate (the default)\n"
+		"  auto (the default): min, max, weight as ns-2 sets them from the link rate;\n"
+		"        bandwidth estimated from the dequeue rate; avpkt the device's\n"
+		"        MTU plus link header\n"
 		"  TIME: adaptive interval in [1ms, 60s] (default 500ms)\n"
 		"  FRAC: target band as fractions of max - min in (0, 1) (default 0.4, 0.6)\n"
 		"  RATE: link rate for the automatic settings (default: estimated)\n");
@@ -319,8 +321,8 @@ static int ared_print_xstats(struct qdisc_util *qu, FILE *f,
 	print_uint(PRINT_ANY, "min", "  min %up", st->min);
 	print_uint(PRINT_ANY, "max", " max %up", st->max);
 	print_float(PRINT_ANY, "weight", " weight %g", aqm_frac64_to_double(st->weight));
-	print_u64(PRINT_JSON, "rate", NULL, st->rate);
-	tc_print_rate(PRINT_FP, NULL, " rate %s", st->rate);
+	print_u64(PRINT_JSON, "link_rate", NULL, st->rate);
+	tc_print_rate(PRINT_FP, NULL, " link_rate %s", st->rate);
 	print_uint(PRINT_ANY, "maxp_updates", " maxp_updates %u", st->maxp_updates);
 	print_nl();
 	print_uint(PRINT_ANY, "early_drops", "  early_drops %u", st->early_drops);

@@ -17,7 +17,7 @@ static void explain(void)
 		"  D1, D2: steps of the marking probability, in (0, 1]\n"
 		"          (defaults 0.0025, 0.00025)\n"
 		"  TIME: least time between two changes, in [1us, 60s] (default 100ms)\n"
-		"  threshold: queue length above which pm rises, at most limit\n"
+		"  threshold: an arrival finding this many packets raises pm; at most limit\n"
 		"             (default: limit, so only losses raise pm)\n");
 }
 

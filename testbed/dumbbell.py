@@ -20,8 +20,10 @@ for a time scale k (rates / k, delays * k, packet counts unchanged):
   for a window of about WINDOW_PKTS, no cached TCP metrics between runs, and
   the senders' minimum RTO scaled with k.
 
-The access links are not rate-limited: veth is faster than the scaled
-bottleneck, so they never queue.
+- Each sender's egress: htb at the access rate (1 Gbit/s nominal, scaled
+  like the bottleneck), so a window leaves a sender no faster than its
+  access link would carry it, as in ns-2. TCP small queues keep that
+  queue short; it must never drop (the fidelity check verifies).
 
 Use from a Mininet script:
     net = Mininet(topo=Dumbbell(), controller=None); net.start()
@@ -34,6 +36,7 @@ from mininet.topo import Topo
 PAIRS = 4
 BOTTLENECK_RATE_BPS = 1e9
 BOTTLENECK_DELAY_S = 0.020            # one way
+ACCESS_RATE_BPS = 1e9
 ACCESS_DELAY_S = (0.001, 0.002, 0.002, 0.002)  # one way, Si-N1 and Ri-N2
 BUFFER_PKTS = 2500
 WINDOW_PKTS = 8000                    # receiver window (ns-2 window_)
@@ -135,15 +138,21 @@ def configure(net, scale, leaf, rate_bps=BOTTLENECK_RATE_BPS):
             % (i, tc_time(access_rtt_s * scale), NETEM_LIMIT_PKTS))
     run(n2, "tc qdisc replace dev %s root netem delay %s limit %d"
         % (REVERSE_DEV, tc_time(2 * BOTTLENECK_DELAY_S * scale), NETEM_LIMIT_PKTS))
-    emulated_bps = rate_bps / scale
-    burst_bytes = max(3000, round(emulated_bps / 8 * SHAPER_BURST_S))
-    # a new shaper each time (htb cannot change its root parameters)
-    n1.cmd("tc qdisc del dev %s root" % BOTTLENECK_DEV)
-    run(n1, "tc qdisc add dev %s root handle 1: htb default 1" % BOTTLENECK_DEV)
-    run(n1, "tc class add dev %s parent 1: classid 1:1 htb rate %dbit ceil %dbit "
-        "burst %d cburst %d quantum 1514"
-        % (BOTTLENECK_DEV, emulated_bps, emulated_bps, burst_bytes, burst_bytes))
+    for i in range(1, pairs + 1):
+        shaper(net["s%d" % i], "s%d-eth0" % i, ACCESS_RATE_BPS / scale)
+    shaper(n1, BOTTLENECK_DEV, rate_bps / scale)
     set_leaf(net, leaf)
+
+
+def shaper(node, dev, rate_bps):
+    """htb at rate_bps on dev's egress, class 1:1; its burst is 10 ms of
+    the rate, enough for htb timers that fire late under TCG."""
+    burst_bytes = max(3000, round(rate_bps / 8 * SHAPER_BURST_S))
+    # a new shaper each time (htb cannot change its root parameters)
+    node.cmd("tc qdisc del dev %s root" % dev)
+    run(node, "tc qdisc add dev %s root handle 1: htb default 1" % dev)
+    run(node, "tc class add dev %s parent 1: classid 1:1 htb rate %dbit ceil %dbit "
+        "burst %d cburst %d quantum 1514" % (dev, rate_bps, rate_bps, burst_bytes, burst_bytes))
 
 
 def offloads_off(net):

@@ -84,8 +84,8 @@ SCALING = {
     "sfb": {"rehash": ("time", "600s"), "db": ("time", "60s")},
 }
 # kinds whose "limit" is in packets: the study's buffer is added if absent
-# ared's "avpkt auto": the device MTU (veth's 1500)
-AUTO_AVPKT_BYTES = 1500
+# ared's "avpkt auto": the device MTU plus link header (veth: 1500 + 14)
+AUTO_AVPKT_BYTES = 1514
 PACKET_LIMIT = {"pfifo", "pi", "rem", "blue", "ared", "pie", "fq_pie", "codel", "fq_codel"}
 
 TIME_UNITS = {"s": 1, "sec": 1, "secs": 1, "ms": 1e-3, "msec": 1e-3, "msecs": 1e-3,
@@ -640,7 +640,8 @@ def main():
                          "shaper_burst_s_wall": db.SHAPER_BURST_S,
                          "rto_min_s": db.RTO_MIN_S * k},
             "topology": {"pairs": cfg.pairs, "bottleneck_delay_s": db.BOTTLENECK_DELAY_S,
-                         "access_delay_s": db.ACCESS_DELAY_S, "window_pkts": db.WINDOW_PKTS,
+                         "access_delay_s": db.ACCESS_DELAY_S,
+                         "access_rate_bps": db.ACCESS_RATE_BPS, "window_pkts": db.WINDOW_PKTS,
                          "congestion_control": "highspeed"},
             "modules": module_info(cfg.aqm)})
         if not summary["valid"]:

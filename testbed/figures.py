@@ -31,6 +31,8 @@ COLUMNS = (
     ("delay p99 (ms)", ("queue_delay_ms", "p99"), "%.1f", 1),
     ("Jain", ("jain_index",), "%.3f", 1),
     ("sync", ("synchronisation", "all_flows_cut_fraction"), "%.2f", 1),
+    # how fast the emulated link served a backlogged queue (fidelity)
+    ("service %", ("busy_service", "ratio"), "%.1f", 100),
 )
 
 

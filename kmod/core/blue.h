@@ -6,7 +6,7 @@
  *
  * One marking probability pm, moved by events rather than by a clock:
  *
- *   packet loss (buffer overflow), or the queue above threshold L:
+ *   packet loss (buffer overflow), or an arrival finding >= L packets:
  *           if now - last_update >= freeze_time:  pm = pm + d1
  *   link idle:
  *           if now - last_update >= freeze_time:  pm = pm - d2
@@ -62,7 +62,8 @@
 /**
  * struct blue_params - configuration
  * @limit_pkts:		queue capacity; an arrival at a full queue is a loss
- * @threshold_pkts:	queue length L above which pm rises; 0 means L = limit
+ * @threshold_pkts:	an arrival finding this many packets raises pm (L);
+ *			0 means L = limit
  * @increment:		d1, the step of pm on a loss, Q62 in (0, 1]
  * @decrement:		d2, the step of pm on link idle, Q62 in (0, 1]
  * @freeze_us:		freeze_time, the least time between two changes of pm

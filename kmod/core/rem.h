@@ -384,7 +384,7 @@ static inline u64 rem_update_period_ns(const struct rem_params *params)
  * @params:	configuration (log2phi_frac)
  * @price:	link price, Q64, not negative, integer part below 2^32
  *
- * Return: p, 1.0 = REM_PROB_ONE, within 2^-50 of the exact value.
+ * Return: p, 1.0 = REM_PROB_ONE, within 2^-39 of the exact value.
  */
 static inline u64 rem_prob_of_price(const struct rem_params *params,
 				    struct aqm_s128 price)

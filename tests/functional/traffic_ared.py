@@ -92,10 +92,10 @@ def test_auto_weight(check):
         # htb under TCG delivers somewhat less than its rate: compare with
         # what the qdisc actually sent while backlogged
         sent = (s["bytes"] - first["bytes"]) / (t1 - t0)
-        check(abs(s["rate"] / sent - 1) < 0.15 and 0.5 < sent / RATE_BPS < 1.1,
+        check(abs(s["link_rate"] / sent - 1) < 0.15 and 0.5 < sent / RATE_BPS < 1.1,
               "estimate: the dequeue rate estimate %.0f B/s matches the rate sent, %.0f B/s "
-              "(shaper 1250000)" % (s["rate"], sent))
-        c = s["rate"] / 1514.0
+              "(shaper 1250000)" % (s["link_rate"], sent))
+        c = s["link_rate"] / 1514.0
         want = -math.expm1(-1 / c)
         check(abs(s["weight"] / want - 1) < 1e-3,
               "estimate: w = 1 - exp(-1/C) follows the estimate (%.4g, want %.4g)"

@@ -12,7 +12,8 @@
  *  - times: microseconds (__u32) unless a name says otherwise.
  *
  * tc -j prints xstats beside its own counters: their names must not clash
- * with qlen, backlog, drops, packets, bytes, overlimits or requeues.
+ * with qlen, backlog, drops, packets, bytes, overlimits, requeues, rate or
+ * pps (the last two appear with a rate estimator).
  */
 #ifndef _UAPI_LINUX_PKT_SCHED_AQM_H
 #define _UAPI_LINUX_PKT_SCHED_AQM_H
