@@ -48,7 +48,8 @@ CHECKPATCH_FLAGS := --strict --no-tree --quiet --ignore CAMELCASE
 IPROUTE2_PATCHES := tc-patches/iproute2-6.1
 
 .PHONY: all modules plugins unit test functional fuzz fuzz-long demo reproduce check \
-	install uninstall dkms-install dkms-uninstall install-test clean iproute2-patches \
+	install uninstall dkms-install dkms-uninstall install-test \
+	patched-tc-test clean iproute2-patches \
 	testbed-test
 
 all: modules plugins $(SAMPLER)
@@ -108,6 +109,26 @@ fuzz: all $(FUZZER)
 		--log $(BUILD)/results/fuzz.log \
 		|| echo "FAIL: vm: fuzz run exited $$?" >> $(BUILD)/results/fuzz.log
 
+# tc from iproute2's own source with the patch series applied: its built-in
+# parsers must pass the same declarative cases as the plugins
+PATCHED_IPROUTE2 := $(BUILD)/iproute2-patched
+PATCHED_TC := $(PATCHED_IPROUTE2)/tc/tc
+
+$(PATCHED_TC): $(IPROUTE2)/.version $(wildcard $(IPROUTE2_PATCHES)/*.patch)
+	rm -rf $(PATCHED_IPROUTE2)
+	cp -a $(IPROUTE2) $(PATCHED_IPROUTE2)
+	cd $(PATCHED_IPROUTE2) && for p in $(CURDIR)/$(IPROUTE2_PATCHES)/*.patch; do \
+		patch -s -p1 < $$p || exit 1; done
+	cd $(PATCHED_IPROUTE2) && ./configure >/dev/null && \
+		$(MAKE) -s SUBDIRS="lib tc" >/dev/null
+
+patched-tc-test: all $(PATCHED_TC)
+	@mkdir -p $(BUILD)/results
+	$(VM_RUN) --kernel $(KVER) -- env PATH=$(dir $(PATCHED_TC)):$$PATH \
+		TC_LIB_DIR=/nonexistent tests/functional/run --no-traffic --label patched-tc \
+		--log $(BUILD)/results/patched-tc.log \
+		|| echo "FAIL: vm: patched tc run exited $$?" >> $(BUILD)/results/patched-tc.log
+
 install-test: all
 	@mkdir -p $(BUILD)/results
 	$(VM_RUN) --kernel $(KVER) -- tests/install/run --log $(BUILD)/results/install.log \
@@ -136,6 +157,7 @@ test:
 	@$(MAKE) --no-print-directory functional
 	@$(MAKE) --no-print-directory fuzz
 	@$(MAKE) --no-print-directory install-test
+	@$(MAKE) --no-print-directory patched-tc-test
 	@$(MAKE) --no-print-directory testbed-test
 	@tests/summarize $(BUILD)/results/*.log
 
