@@ -49,7 +49,7 @@ IPROUTE2_PATCHES := tc-patches/iproute2-6.1
 
 .PHONY: all modules plugins unit test functional fuzz fuzz-long demo reproduce check \
 	install uninstall dkms-install dkms-uninstall install-test \
-	patched-tc-test clean iproute2-patches \
+	patched-tc-test bench-core clean iproute2-patches \
 	testbed-test
 
 all: modules plugins $(SAMPLER)
@@ -128,6 +128,18 @@ patched-tc-test: all $(PATCHED_TC)
 		TC_LIB_DIR=/nonexistent tests/functional/run --no-traffic --label patched-tc \
 		--log $(BUILD)/results/patched-tc.log \
 		|| echo "FAIL: vm: patched tc run exited $$?" >> $(BUILD)/results/patched-tc.log
+
+BENCH_CORE := $(BUILD)/bench/core_bench
+BENCH_OUT  ?= results/bench/core.md
+
+$(BENCH_CORE): tests/bench/core_bench.c kmod/core/*.h
+	@mkdir -p $(dir $@)
+	$(CC) $(UNIT_CFLAGS) -o $@ $<
+
+# instructions per operation of each algorithm core, counted by callgrind:
+# exact, so a change in the table is a change in the code or the compiler
+bench-core: $(BENCH_CORE)
+	tests/bench/core-bench --binary $(BENCH_CORE) --out $(BENCH_OUT)
 
 install-test: all
 	@mkdir -p $(BUILD)/results
@@ -244,4 +256,4 @@ dkms-uninstall:
 	rm -rf $(DKMS_SRC)
 
 clean:
-	rm -rf $(BUILD)/kmod $(BUILD)/tc $(BUILD)/unit $(BUILD)/unit-san $(BUILD)/fuzz $(BUILD)/results $(BUILD)/testbed/sampler
+	rm -rf $(BUILD)/kmod $(BUILD)/tc $(BUILD)/unit $(BUILD)/unit-san $(BUILD)/fuzz $(BUILD)/bench $(BUILD)/results $(BUILD)/testbed/sampler
