@@ -142,6 +142,10 @@ def synchronisation(flows, interval_s):
                                                          for e in epochs)}
 
 
+# fewer backlogged sample intervals than this: too little backlog to judge
+MIN_BUSY_INTERVALS = 100
+
+
 def busy_service(samples, rate_nominal_bps, scale):
     """How fast the shaper served a backlogged queue: bytes sent over what
     the link can send, in the sample intervals that start with at least an

@@ -51,9 +51,6 @@ SCALES = (1, 2, 5, 10, 20, 50, 100)
 CALIBRATION_HEADROOM = 4
 MIN_UTILISATION = 0.97
 MAX_RTT_ERROR = 0.05
-# the run itself must keep up too: the backlogged shaper's rate over at
-# least this many sample intervals (below it, too little backlog to judge)
-MIN_BUSY_INTERVALS = 100
 # ACKs per data packet once segments Linux merged in a busy socket's backlog
 # (TCPBacklogCoalesce: one ACK for the merged skb) are counted as acknowledged
 MIN_ACKS_PER_PKT = 0.97
@@ -660,7 +657,7 @@ def main():
                                                      "cpu_busy")}})
             summary["results"] = res
             busy = res.get("busy_service", {})
-            if busy.get("intervals", 0) >= MIN_BUSY_INTERVALS and busy["ratio"] < MIN_UTILISATION:
+            if busy.get("intervals", 0) >= analysis.MIN_BUSY_INTERVALS and busy["ratio"] < MIN_UTILISATION:
                 summary["valid"] = False
                 summary["invalid_reason"] = (
                     "the backlogged bottleneck sent only %.1f%% of its rate during the run "

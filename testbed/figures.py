@@ -20,7 +20,6 @@ import statistics
 import analysis
 import study
 
-MIN_BUSY_INTERVALS = 100  # as experiment.py
 TABLE_BEGIN = "<!-- table1: written by scripts/reproduce -->"
 TABLE_END = "<!-- end of table1 -->"
 COLUMNS = (
@@ -133,7 +132,7 @@ def table(out, runs):
         for _, path, fmt, scale in COLUMNS:
             value = pick(summ, path)
             if path[0] == "busy_service" and (pick(summ, ("busy_service", "intervals")) or 0) \
-                    < MIN_BUSY_INTERVALS:
+                    < analysis.MIN_BUSY_INTERVALS:
                 value = None  # too little backlog to judge
             row.append(fmt % (value * scale) if value is not None else "-")
         row.append(str(summ["scale"]))
