@@ -657,7 +657,8 @@ def main():
                                                      "cpu_busy")}})
             summary["results"] = res
             busy = res.get("busy_service", {})
-            if busy.get("intervals", 0) >= analysis.MIN_BUSY_INTERVALS and busy["ratio"] < MIN_UTILISATION:
+            if (busy.get("intervals", 0) >= analysis.MIN_BUSY_INTERVALS
+                    and busy["ratio"] < MIN_UTILISATION):
                 summary["valid"] = False
                 summary["invalid_reason"] = (
                     "the backlogged bottleneck sent only %.1f%% of its rate during the run "
