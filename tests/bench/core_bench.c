@@ -165,6 +165,15 @@ static void note_prob(const char *name, const char *key, u64 prob_q62)
 	printf("note %s %s %.4f\n", name, key, (double)prob_q62 / (double)BIT_ULL(62));
 }
 
+/* a control step: the probability it starts from and where it leaves it */
+static void bench_step(const char *name, const char *what, bench_op op,
+		       void *state, size_t size, const u64 *prob)
+{
+	note_prob(name, "p", *prob);
+	bench(name, what, op, state, size);
+	note_prob(name, "p_end", *prob);
+}
+
 /* the share of the trace's packets an enqueue dropped or marked */
 static void note_drops(const char *name, u64 drops)
 {
@@ -221,9 +230,7 @@ static void bench_pi(const char *config, bool study)
 	note_prob(name, "p", b.vars.prob);
 	note_drops(name, bench(name, "pi_should_drop", op_pi_enqueue, &b, sizeof(b)));
 	snprintf(name, sizeof(name), "pi/%s/update", config);
-	note_prob(name, "p", b.vars.prob);
-	bench(name, "pi_update", op_pi_update, &b, sizeof(b));
-	note_prob(name, "p_end", b.vars.prob);
+	bench_step(name, "pi_update", op_pi_update, &b, sizeof(b), &b.vars.prob);
 }
 
 /* --- REM ----------------------------------------------------------------- */
@@ -313,10 +320,8 @@ static void bench_rem(const char *config, bool study)
 	c = rem_capacity(&b.params, &b.vars, b.vars.in).hi;
 	trace_fill(0x6a09e667f3bcc909ULL, t / 2, t + t / 2, c - c / 5, c + c / 5 + 2);
 	snprintf(name, sizeof(name), "rem/%s/update", config);
-	note_prob(name, "p", b.vars.prob);
-	bench(name, study ? "rem_update (c fixed)" : "rem_update (c estimated)",
-	      op_rem_update, &b, sizeof(b));
-	note_prob(name, "p_end", b.vars.prob);
+	bench_step(name, study ? "rem_update (c fixed)" : "rem_update (c estimated)",
+		   op_rem_update, &b, sizeof(b), &b.vars.prob);
 }
 
 /* --- BLUE ---------------------------------------------------------------- */
@@ -396,10 +401,8 @@ static void bench_blue(const char *config, bool study)
 		trace[i].aux = i % 11 ? BLUE_EVENT_IDLE : BLUE_EVENT_CONGESTION;
 	}
 	snprintf(name, sizeof(name), "blue/%s/event", config);
-	note_prob(name, "p", b.vars.prob);
-	bench(name, "blue_event_may_move + blue_apply_event (pm moves)",
-	      op_blue_event, &b, sizeof(b));
-	note_prob(name, "p_end", b.vars.prob);
+	bench_step(name, "blue_event_may_move + blue_apply_event (pm moves)",
+		   op_blue_event, &b, sizeof(b), &b.vars.prob);
 }
 
 /* --- ARED ---------------------------------------------------------------- */
