@@ -49,7 +49,7 @@ IPROUTE2_PATCHES := tc-patches/iproute2-6.1
 
 .PHONY: all modules plugins unit test functional fuzz fuzz-long demo reproduce check \
 	install uninstall dkms-install dkms-uninstall install-test \
-	patched-tc-test bench-core clean iproute2-patches \
+	patched-tc-test bench bench-core clean iproute2-patches \
 	testbed-test
 
 all: modules plugins $(SAMPLER)
@@ -140,6 +140,12 @@ $(BENCH_CORE): tests/bench/core_bench.c kmod/core/*.h
 # exact, so a change in the table is a change in the code or the compiler
 bench-core: $(BENCH_CORE)
 	tests/bench/core-bench --binary $(BENCH_CORE) --out $(BENCH_OUT)
+
+# per-packet cost of every qdisc under pktgen against pfifo, red, pie and
+# fq_codel from the same boot, memory per instance, idle timers
+QDISC_BENCH_OUT ?= results/bench
+bench: all bench-core
+	$(VM_RUN) --kernel $(KVER) --timeout 3600 -- tests/bench/qdisc-bench --out $(QDISC_BENCH_OUT)
 
 install-test: all
 	@mkdir -p $(BUILD)/results

@@ -14,6 +14,7 @@
 #include <net/netlink.h>
 #include <net/pkt_sched.h>
 #include <net/inet_ecn.h>
+#include <linux/build_bug.h>
 
 #include "aqm_compat.h"
 #include "uapi/linux/pkt_sched_aqm.h"
@@ -34,6 +35,11 @@ static struct netlink_range_validation pi_freq_range = {
 	.max = PI_FREQ_MAX_MHZ,
 };
 
+static struct netlink_range_validation pi_rtt_range = {
+	.min = 1,
+	.max = PI_RTT_MAX_US,
+};
+
 static const struct nla_policy pi_policy[TCA_PI_MAX + 1] = {
 	[TCA_PI_LIMIT]	= NLA_POLICY_MIN(NLA_U32, 1),
 	[TCA_PI_TARGET]	= { .type = NLA_U32 },
@@ -41,7 +47,16 @@ static const struct nla_policy pi_policy[TCA_PI_MAX + 1] = {
 	[TCA_PI_B]	= { .type = NLA_U64 },
 	[TCA_PI_FREQ]	= NLA_POLICY_FULL_RANGE(NLA_U32, &pi_freq_range),
 	[TCA_PI_ECN]	= NLA_POLICY_MAX(NLA_U32, 1),
+	[TCA_PI_AUTOTUNE] = NLA_POLICY_MAX(NLA_U32, 1),
+	[TCA_PI_RTT]	= NLA_POLICY_FULL_RANGE(NLA_U32, &pi_rtt_range),
+	[TCA_PI_FLOWS]	= NLA_POLICY_MIN(NLA_U32, 1),
+	[TCA_PI_BANDWIDTH] = { .type = NLA_U64 },
+	[TCA_PI_RESPONSE] = NLA_POLICY_MAX(NLA_U32, __TC_PI_RESPONSE_MAX - 1),
 };
+
+/* the core's enums are the uapi's */
+static_assert((int)PI_RESPONSE_HIGHSPEED == (int)TC_PI_RESPONSE_HIGHSPEED);
+static_assert((int)PI_GAINS_PENDING == (int)TC_PI_GAINS_PENDING);
 
 static void pi_timer_start(struct pi_sched_data *q)
 {
@@ -76,6 +91,17 @@ static int pi_qdisc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	if (qlen + 1 > q->stats.max_qlen_pkts)
 		WRITE_ONCE(q->stats.max_qlen_pkts, qlen + 1);
 	return qdisc_enqueue_tail(skb, sch);
+}
+
+static struct sk_buff *pi_qdisc_dequeue(struct Qdisc *sch)
+{
+	struct pi_sched_data *q = qdisc_priv(sch);
+	struct sk_buff *skb = qdisc_dequeue_head(sch);
+
+	/* only autotune without a bandwidth needs the dequeue rate */
+	if (skb && q->params.autotune && !q->params.bandwidth_bps)
+		pi_dequeued(&q->params, &q->vars, sch->q.qlen, ktime_get_ns());
+	return skb;
 }
 
 static enum hrtimer_restart pi_timer(struct hrtimer *timer)
@@ -126,16 +152,33 @@ static int pi_change(struct Qdisc *sch, struct nlattr *opt,
 		params.freq_mhz = nla_get_u32(tb[TCA_PI_FREQ]);
 	if (tb[TCA_PI_ECN])
 		params.ecn = nla_get_u32(tb[TCA_PI_ECN]);
+	if (tb[TCA_PI_AUTOTUNE])
+		params.autotune = nla_get_u32(tb[TCA_PI_AUTOTUNE]);
+	if (tb[TCA_PI_RTT])
+		params.rtt_us = nla_get_u32(tb[TCA_PI_RTT]);
+	if (tb[TCA_PI_FLOWS])
+		params.flows = nla_get_u32(tb[TCA_PI_FLOWS]);
+	if (tb[TCA_PI_BANDWIDTH])
+		params.bandwidth_bps = nla_get_u64(tb[TCA_PI_BANDWIDTH]);
+	if (tb[TCA_PI_RESPONSE])
+		params.response = nla_get_u32(tb[TCA_PI_RESPONSE]);
+	params.pkt_bytes = max_t(u32, psched_mtu(qdisc_dev(sch)), 1);
 
 	if (params.target_pkts >= params.limit_pkts) {
 		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_PI_TARGET] ?: tb[TCA_PI_LIMIT],
 				    "target must be below limit");
 		return -EINVAL;
 	}
+	if (params.autotune && (tb[TCA_PI_A] || tb[TCA_PI_B])) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_PI_A] ?: tb[TCA_PI_B],
+				    "gains a and b are derived by autotune: turn it off to set them");
+		return -EINVAL;
+	}
 
 	sch_tree_lock(sch);
 	q->params = params;
 	WRITE_ONCE(sch->limit, params.limit_pkts);
+	pi_retune(&q->params, &q->vars, true);
 
 	aqm_trim_to_limit(sch, params.limit_pkts);
 
@@ -149,8 +192,9 @@ static int pi_init(struct Qdisc *sch, struct nlattr *opt,
 	struct pi_sched_data *q = qdisc_priv(sch);
 
 	q->sch = sch;
-	pi_params_init(&q->params);
+	pi_params_init(&q->params, max_t(u32, psched_mtu(qdisc_dev(sch)), 1));
 	pi_vars_init(&q->vars);
+	pi_retune(&q->params, &q->vars, true);
 	sch->limit = q->params.limit_pkts;
 	/* the first enqueue starts the controller */
 	q->timer_idle = true;
@@ -176,7 +220,13 @@ static int pi_dump(struct Qdisc *sch, struct sk_buff *skb)
 	    nla_put_u64_64bit(skb, TCA_PI_A, READ_ONCE(q->params.a_frac), TCA_PI_PAD) ||
 	    nla_put_u64_64bit(skb, TCA_PI_B, READ_ONCE(q->params.b_frac), TCA_PI_PAD) ||
 	    nla_put_u32(skb, TCA_PI_FREQ, READ_ONCE(q->params.freq_mhz)) ||
-	    nla_put_u32(skb, TCA_PI_ECN, READ_ONCE(q->params.ecn)))
+	    nla_put_u32(skb, TCA_PI_ECN, READ_ONCE(q->params.ecn)) ||
+	    nla_put_u32(skb, TCA_PI_AUTOTUNE, READ_ONCE(q->params.autotune)) ||
+	    nla_put_u32(skb, TCA_PI_RTT, READ_ONCE(q->params.rtt_us)) ||
+	    nla_put_u32(skb, TCA_PI_FLOWS, READ_ONCE(q->params.flows)) ||
+	    nla_put_u64_64bit(skb, TCA_PI_BANDWIDTH, READ_ONCE(q->params.bandwidth_bps),
+			      TCA_PI_PAD) ||
+	    nla_put_u32(skb, TCA_PI_RESPONSE, READ_ONCE(q->params.response)))
 		goto nla_put_failure;
 
 	return nla_nest_end(skb, opts);
@@ -196,6 +246,11 @@ static int pi_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 		.tail_drops	= READ_ONCE(q->stats.tail_drops),
 		.ecn_marks	= READ_ONCE(q->stats.ecn_marks),
 		.updates	= READ_ONCE(q->stats.updates),
+		.gains_source	= READ_ONCE(q->vars.source),
+		.gain_a		= READ_ONCE(q->vars.a_frac),
+		.gain_b		= READ_ONCE(q->vars.b_frac),
+		.tuned_capacity	= READ_ONCE(q->vars.tuned_q16),
+		.rate_estimate	= READ_ONCE(q->vars.dq.rate_q16),
 	};
 
 	return gnet_stats_copy_app(d, &st, sizeof(st));
@@ -207,6 +262,7 @@ static void pi_reset(struct Qdisc *sch)
 
 	qdisc_reset_queue(sch);
 	pi_vars_init(&q->vars);
+	pi_retune(&q->params, &q->vars, true);
 }
 
 static void pi_destroy(struct Qdisc *sch)
@@ -220,7 +276,7 @@ static struct Qdisc_ops pi_qdisc_ops __read_mostly = {
 	.id		= "pi",
 	.priv_size	= sizeof(struct pi_sched_data),
 	.enqueue	= pi_qdisc_enqueue,
-	.dequeue	= qdisc_dequeue_head,
+	.dequeue	= pi_qdisc_dequeue,
 	.peek		= qdisc_peek_head,
 	.init		= pi_init,
 	.destroy	= pi_destroy,

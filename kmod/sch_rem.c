@@ -248,7 +248,7 @@ static u32 rem_capacity_mode(const struct rem_sched_data *q)
 {
 	if (READ_ONCE(q->params.bandwidth_bps))
 		return TC_REM_CAPACITY_FIXED;
-	if (READ_ONCE(q->vars.dq_rate_q16))
+	if (READ_ONCE(q->vars.dq.rate_q16))
 		return TC_REM_CAPACITY_ESTIMATED;
 	return TC_REM_CAPACITY_PENDING;
 }
@@ -261,7 +261,7 @@ static int rem_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 		.prob		= READ_ONCE(q->vars.prob),
 		.arrivals	= READ_ONCE(q->vars.in_q32),
 		.capacity	= READ_ONCE(q->vars.cap_q32),
-		.rate_estimate	= READ_ONCE(q->vars.dq_rate_q16),
+		.rate_estimate	= READ_ONCE(q->vars.dq.rate_q16),
 		.capacity_mode	= rem_capacity_mode(q),
 		.interval	= READ_ONCE(q->params.interval_us),
 		.max_qlen	= READ_ONCE(q->stats.max_qlen_pkts),

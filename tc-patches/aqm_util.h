@@ -169,4 +169,32 @@ static inline int aqm_get_rate_bps(__u64 *bytes_per_sec, const char *arg)
 	return 0;
 }
 
+/* an attribute that is there and long enough for its type */
+static inline bool aqm_has(struct rtattr *tb[], int type, size_t len)
+{
+	return tb[type] && RTA_PAYLOAD(tb[type]) >= len;
+}
+
+/* "bandwidth RATE" or "bandwidth auto": auto is 0, measure it */
+#define AQM_BANDWIDTH_HELP	"must be auto or a rate of at least 8bit (1Bps)"
+
+static inline int aqm_get_bandwidth(__u64 *bytes_per_sec, const char *arg)
+{
+	if (arg && strcmp(arg, "auto") == 0) {
+		*bytes_per_sec = 0;
+		return 0;
+	}
+	return aqm_get_rate_bps(bytes_per_sec, arg);
+}
+
+/* as tc shows it: a rate, or auto for 0; bytes/s in JSON */
+static inline void aqm_print_bandwidth(__u64 bytes_per_sec)
+{
+	print_u64(PRINT_JSON, "bandwidth", NULL, bytes_per_sec);
+	if (bytes_per_sec)
+		tc_print_rate(PRINT_FP, NULL, "bandwidth %s ", bytes_per_sec);
+	else
+		print_string(PRINT_FP, NULL, "%s", "bandwidth auto ");
+}
+
 #endif /* TC_AQM_UTIL_H */

@@ -88,11 +88,8 @@ static int ared_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 			has_weight = true;
 		} else if (strcmp(*argv, "bandwidth") == 0) {
 			AQM_NEXT_ARG("ared");
-			if (strcmp(*argv, "auto") == 0)
-				bw = 0;
-			else if (aqm_get_rate_bps(&bw, *argv))
-				return aqm_illegal("ared", "bandwidth",
-						   "must be a rate of at least 8bit (1Bps), or auto");
+			if (aqm_get_bandwidth(&bw, *argv))
+				return aqm_illegal("ared", "bandwidth", AQM_BANDWIDTH_HELP);
 			has_bw = true;
 		} else if (strcmp(*argv, "avpkt") == 0) {
 			AQM_NEXT_ARG("ared");
@@ -204,18 +201,13 @@ static int ared_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 	return 0;
 }
 
-static bool ared_has(struct rtattr **tb, int attr, size_t size)
-{
-	return tb[attr] && RTA_PAYLOAD(tb[attr]) >= size;
-}
-
 /* a packet count, "auto" in text when 0; the raw value in JSON */
 static void ared_print_pkts(struct rtattr **tb, int attr, const char *key,
 			    const char *fmt, const char *auto_text)
 {
 	__u32 v;
 
-	if (!ared_has(tb, attr, sizeof(__u32)))
+	if (!aqm_has(tb, attr, sizeof(__u32)))
 		return;
 	v = rta_getattr_u32(tb[attr]);
 	print_uint(PRINT_JSON, key, NULL, v);
@@ -230,7 +222,7 @@ static void ared_print_flag(struct rtattr **tb, int attr, const char *key,
 {
 	bool on;
 
-	if (!ared_has(tb, attr, sizeof(__u32)))
+	if (!aqm_has(tb, attr, sizeof(__u32)))
 		return;
 	on = rta_getattr_u32(tb[attr]);
 	print_bool(PRINT_JSON, key, NULL, on);
@@ -246,15 +238,15 @@ static int ared_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 		return 0;
 	parse_rtattr_nested(tb, TCA_ARED_MAX, opt);
 
-	if (ared_has(tb, TCA_ARED_LIMIT, sizeof(__u32)))
+	if (aqm_has(tb, TCA_ARED_LIMIT, sizeof(__u32)))
 		print_uint(PRINT_ANY, "limit", "limit %up ",
 			   rta_getattr_u32(tb[TCA_ARED_LIMIT]));
 	ared_print_pkts(tb, TCA_ARED_MIN_THRESH, "min", "min %up ", "min auto ");
 	ared_print_pkts(tb, TCA_ARED_MAX_THRESH, "max", "max %up ", "max auto ");
-	if (ared_has(tb, TCA_ARED_MAXP, sizeof(__u64)))
+	if (aqm_has(tb, TCA_ARED_MAXP, sizeof(__u64)))
 		print_float(PRINT_ANY, "maxp", "maxp %g ",
 			    aqm_prob_to_double(rta_getattr_u64(tb[TCA_ARED_MAXP])));
-	if (ared_has(tb, TCA_ARED_WEIGHT, sizeof(__u64))) {
+	if (aqm_has(tb, TCA_ARED_WEIGHT, sizeof(__u64))) {
 		__u64 w = rta_getattr_u64(tb[TCA_ARED_WEIGHT]);
 
 		print_float(PRINT_JSON, "weight", NULL, aqm_frac64_to_double(w));
@@ -266,28 +258,21 @@ static int ared_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 	ared_print_flag(tb, TCA_ARED_GENTLE, "gentle", "nogentle");
 	ared_print_flag(tb, TCA_ARED_WAIT, "wait", "nowait");
 	ared_print_flag(tb, TCA_ARED_ADAPTIVE, "adaptive", "noadaptive");
-	if (ared_has(tb, TCA_ARED_INTERVAL, sizeof(__u32))) {
+	if (aqm_has(tb, TCA_ARED_INTERVAL, sizeof(__u32))) {
 		__u32 us = rta_getattr_u32(tb[TCA_ARED_INTERVAL]);
 
 		print_uint(PRINT_JSON, "interval", NULL, us);
 		print_string(PRINT_FP, NULL, "interval %s ", sprint_time(us, b1));
 	}
-	if (ared_has(tb, TCA_ARED_TARGET_LOW, sizeof(__u64)))
+	if (aqm_has(tb, TCA_ARED_TARGET_LOW, sizeof(__u64)))
 		print_float(PRINT_ANY, "target_low", "target-low %g ",
 			    aqm_frac64_to_double(rta_getattr_u64(tb[TCA_ARED_TARGET_LOW])));
-	if (ared_has(tb, TCA_ARED_TARGET_HIGH, sizeof(__u64)))
+	if (aqm_has(tb, TCA_ARED_TARGET_HIGH, sizeof(__u64)))
 		print_float(PRINT_ANY, "target_high", "target-high %g ",
 			    aqm_frac64_to_double(rta_getattr_u64(tb[TCA_ARED_TARGET_HIGH])));
-	if (ared_has(tb, TCA_ARED_BANDWIDTH, sizeof(__u64))) {
-		__u64 bw = rta_getattr_u64(tb[TCA_ARED_BANDWIDTH]);
-
-		print_u64(PRINT_JSON, "bandwidth", NULL, bw);
-		if (bw)
-			tc_print_rate(PRINT_FP, NULL, "bandwidth %s ", bw);
-		else
-			print_string(PRINT_FP, NULL, "%s", "bandwidth auto ");
-	}
-	if (ared_has(tb, TCA_ARED_AVPKT, sizeof(__u32))) {
+	if (aqm_has(tb, TCA_ARED_BANDWIDTH, sizeof(__u64)))
+		aqm_print_bandwidth(rta_getattr_u64(tb[TCA_ARED_BANDWIDTH]));
+	if (aqm_has(tb, TCA_ARED_AVPKT, sizeof(__u32))) {
 		__u32 avpkt = rta_getattr_u32(tb[TCA_ARED_AVPKT]);
 
 		print_uint(PRINT_JSON, "avpkt", NULL, avpkt);

@@ -123,28 +123,25 @@ static int blue_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 		return 0;
 	parse_rtattr_nested(tb, TCA_BLUE_MAX, opt);
 
-	if (tb[TCA_BLUE_LIMIT] && RTA_PAYLOAD(tb[TCA_BLUE_LIMIT]) >= sizeof(__u32))
+	if (aqm_has(tb, TCA_BLUE_LIMIT, sizeof(__u32)))
 		print_uint(PRINT_ANY, "limit", "limit %up ",
 			   rta_getattr_u32(tb[TCA_BLUE_LIMIT]));
-	if (tb[TCA_BLUE_THRESHOLD] &&
-	    RTA_PAYLOAD(tb[TCA_BLUE_THRESHOLD]) >= sizeof(__u32))
+	if (aqm_has(tb, TCA_BLUE_THRESHOLD, sizeof(__u32)))
 		print_uint(PRINT_ANY, "threshold", "threshold %up ",
 			   rta_getattr_u32(tb[TCA_BLUE_THRESHOLD]));
-	if (tb[TCA_BLUE_INCREMENT] &&
-	    RTA_PAYLOAD(tb[TCA_BLUE_INCREMENT]) >= sizeof(__u64))
+	if (aqm_has(tb, TCA_BLUE_INCREMENT, sizeof(__u64)))
 		print_float(PRINT_ANY, "increment", "increment %g ",
 			    aqm_prob_to_double(rta_getattr_u64(tb[TCA_BLUE_INCREMENT])));
-	if (tb[TCA_BLUE_DECREMENT] &&
-	    RTA_PAYLOAD(tb[TCA_BLUE_DECREMENT]) >= sizeof(__u64))
+	if (aqm_has(tb, TCA_BLUE_DECREMENT, sizeof(__u64)))
 		print_float(PRINT_ANY, "decrement", "decrement %g ",
 			    aqm_prob_to_double(rta_getattr_u64(tb[TCA_BLUE_DECREMENT])));
-	if (tb[TCA_BLUE_FREEZE] && RTA_PAYLOAD(tb[TCA_BLUE_FREEZE]) >= sizeof(__u32)) {
+	if (aqm_has(tb, TCA_BLUE_FREEZE, sizeof(__u32))) {
 		__u32 freeze_us = rta_getattr_u32(tb[TCA_BLUE_FREEZE]);
 
 		print_uint(PRINT_JSON, "freeze", NULL, freeze_us);
 		print_string(PRINT_FP, NULL, "freeze %s ", sprint_time(freeze_us, b1));
 	}
-	if (tb[TCA_BLUE_ECN] && RTA_PAYLOAD(tb[TCA_BLUE_ECN]) >= sizeof(__u32) &&
+	if (aqm_has(tb, TCA_BLUE_ECN, sizeof(__u32)) &&
 	    rta_getattr_u32(tb[TCA_BLUE_ECN]))
 		print_bool(PRINT_ANY, "ecn", "ecn ", true);
 	else

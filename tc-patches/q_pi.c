@@ -10,18 +10,26 @@ static void explain(void)
 	fprintf(stderr,
 		"Usage: ... pi [ limit PACKETS ] [ target PACKETS ]\n"
 		"              [ a A ] [ b B ] [ freq HZ ] [ ecn | noecn ]\n"
+		"              [ autotune [ rtt TIME ] [ flows N ]\n"
+		"                [ bandwidth RATE | bandwidth auto ]\n"
+		"                [ response reno | response highspeed ] | noautotune ]\n"
 		"  A, B: gains in [0, 1) (defaults 1.822e-5, 1.816e-5)\n"
-		"  HZ: update frequency in [0.01, 100000] (default 170)\n");
+		"  HZ: update frequency in [0.01, 100000] (default 170)\n"
+		"  autotune: derive A and B from the PI paper's rules for a link of\n"
+		"  RATE (default auto: the measured dequeue rate), at least N flows\n"
+		"  (default 1) and round-trip times at most TIME in [1us, 10s]\n"
+		"  (default 200ms)\n");
 }
 
 static int pi_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 			struct nlmsghdr *n, const char *dev)
 {
 	bool has_limit = false, has_target = false, has_a = false;
-	bool has_b = false, has_freq = false;
-	__u32 limit = 0, target = 0, freq_mhz = 0;
-	__u64 a = 0, b = 0;
-	int ecn = -1;
+	bool has_b = false, has_freq = false, has_rtt = false;
+	bool has_flows = false, has_bandwidth = false;
+	__u32 limit = 0, target = 0, freq_mhz = 0, rtt_us = 0, flows = 0;
+	__u64 a = 0, b = 0, bandwidth = 0;
+	int ecn = -1, autotune = -1, response = -1;
 	struct rtattr *tail;
 
 	while (argc > 0) {
@@ -60,6 +68,34 @@ static int pi_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 			ecn = 1;
 		} else if (strcmp(*argv, "noecn") == 0) {
 			ecn = 0;
+		} else if (strcmp(*argv, "autotune") == 0) {
+			autotune = 1;
+		} else if (strcmp(*argv, "noautotune") == 0) {
+			autotune = 0;
+		} else if (strcmp(*argv, "rtt") == 0) {
+			AQM_NEXT_ARG("pi");
+			if (aqm_get_time_us(&rtt_us, *argv, 1, 10000000))
+				return aqm_illegal("pi", "rtt", "must be a time in [1us, 10s]");
+			has_rtt = true;
+		} else if (strcmp(*argv, "flows") == 0) {
+			AQM_NEXT_ARG("pi");
+			if (get_u32(&flows, *argv, 0) || flows == 0)
+				return aqm_illegal("pi", "flows",
+						   "must be a flow count in [1, 4294967295]");
+			has_flows = true;
+		} else if (strcmp(*argv, "bandwidth") == 0) {
+			AQM_NEXT_ARG("pi");
+			if (aqm_get_bandwidth(&bandwidth, *argv))
+				return aqm_illegal("pi", "bandwidth", AQM_BANDWIDTH_HELP);
+			has_bandwidth = true;
+		} else if (strcmp(*argv, "response") == 0) {
+			AQM_NEXT_ARG("pi");
+			if (strcmp(*argv, "reno") == 0)
+				response = TC_PI_RESPONSE_RENO;
+			else if (strcmp(*argv, "highspeed") == 0)
+				response = TC_PI_RESPONSE_HIGHSPEED;
+			else
+				return aqm_illegal("pi", "response", "must be reno or highspeed");
 		} else if (strcmp(*argv, "help") == 0) {
 			explain();
 			return -1;
@@ -74,6 +110,9 @@ static int pi_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 
 	if (has_limit && has_target && target >= limit)
 		return aqm_illegal("pi", "target", "must be below limit");
+	if (autotune == 1 && (has_a || has_b))
+		return aqm_illegal("pi", has_a ? "a" : "b",
+				   "cannot be set with autotune, which derives it");
 
 	tail = addattr_nest(n, 1024, TCA_OPTIONS | NLA_F_NESTED);
 	if (has_limit)
@@ -88,39 +127,96 @@ static int pi_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 		addattr32(n, 1024, TCA_PI_FREQ, freq_mhz);
 	if (ecn != -1)
 		addattr32(n, 1024, TCA_PI_ECN, ecn);
+	if (autotune != -1)
+		addattr32(n, 1024, TCA_PI_AUTOTUNE, autotune);
+	if (has_rtt)
+		addattr32(n, 1024, TCA_PI_RTT, rtt_us);
+	if (has_flows)
+		addattr32(n, 1024, TCA_PI_FLOWS, flows);
+	if (has_bandwidth)
+		addattr64(n, 1024, TCA_PI_BANDWIDTH, bandwidth);
+	if (response != -1)
+		addattr32(n, 1024, TCA_PI_RESPONSE, response);
 	addattr_nest_end(n, tail);
 	return 0;
+}
+
+static const char *pi_response_name(__u32 response)
+{
+	return response == TC_PI_RESPONSE_HIGHSPEED ? "highspeed" : "reno";
+}
+
+static void pi_print_autotune(struct rtattr *tb[])
+{
+	SPRINT_BUF(b1);
+
+	print_bool(PRINT_ANY, "autotune", "autotune ", true);
+	if (aqm_has(tb, TCA_PI_RTT, sizeof(__u32))) {
+		__u32 us = rta_getattr_u32(tb[TCA_PI_RTT]);
+
+		print_uint(PRINT_JSON, "rtt", NULL, us);
+		print_string(PRINT_FP, NULL, "rtt %s ", sprint_time(us, b1));
+	}
+	if (aqm_has(tb, TCA_PI_FLOWS, sizeof(__u32)))
+		print_uint(PRINT_ANY, "flows", "flows %u ", rta_getattr_u32(tb[TCA_PI_FLOWS]));
+	if (aqm_has(tb, TCA_PI_BANDWIDTH, sizeof(__u64)))
+		aqm_print_bandwidth(rta_getattr_u64(tb[TCA_PI_BANDWIDTH]));
+	if (aqm_has(tb, TCA_PI_RESPONSE, sizeof(__u32)))
+		print_string(PRINT_ANY, "response", "response %s ",
+			     pi_response_name(rta_getattr_u32(tb[TCA_PI_RESPONSE])));
 }
 
 static int pi_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 {
 	struct rtattr *tb[TCA_PI_MAX + 1];
+	bool autotune;
 
 	if (!opt)
 		return 0;
 	parse_rtattr_nested(tb, TCA_PI_MAX, opt);
+	autotune = aqm_has(tb, TCA_PI_AUTOTUNE, sizeof(__u32)) &&
+		   rta_getattr_u32(tb[TCA_PI_AUTOTUNE]);
 
-	if (tb[TCA_PI_LIMIT] && RTA_PAYLOAD(tb[TCA_PI_LIMIT]) >= sizeof(__u32))
+	if (aqm_has(tb, TCA_PI_LIMIT, sizeof(__u32)))
 		print_uint(PRINT_ANY, "limit", "limit %up ",
 			   rta_getattr_u32(tb[TCA_PI_LIMIT]));
-	if (tb[TCA_PI_TARGET] && RTA_PAYLOAD(tb[TCA_PI_TARGET]) >= sizeof(__u32))
+	if (aqm_has(tb, TCA_PI_TARGET, sizeof(__u32)))
 		print_uint(PRINT_ANY, "target", "target %up ",
 			   rta_getattr_u32(tb[TCA_PI_TARGET]));
-	if (tb[TCA_PI_A] && RTA_PAYLOAD(tb[TCA_PI_A]) >= sizeof(__u64))
+	/* with autotune the configured gains are not the ones in use */
+	if (autotune)
+		pi_print_autotune(tb);
+	if (!autotune && aqm_has(tb, TCA_PI_A, sizeof(__u64)))
 		print_float(PRINT_ANY, "a", "a %g ",
 			    aqm_frac64_to_double(rta_getattr_u64(tb[TCA_PI_A])));
-	if (tb[TCA_PI_B] && RTA_PAYLOAD(tb[TCA_PI_B]) >= sizeof(__u64))
+	if (!autotune && aqm_has(tb, TCA_PI_B, sizeof(__u64)))
 		print_float(PRINT_ANY, "b", "b %g ",
 			    aqm_frac64_to_double(rta_getattr_u64(tb[TCA_PI_B])));
-	if (tb[TCA_PI_FREQ] && RTA_PAYLOAD(tb[TCA_PI_FREQ]) >= sizeof(__u32))
+	if (aqm_has(tb, TCA_PI_FREQ, sizeof(__u32)))
 		print_float(PRINT_ANY, "freq", "freq %gHz ",
 			    rta_getattr_u32(tb[TCA_PI_FREQ]) / 1000.0);
-	if (tb[TCA_PI_ECN] && RTA_PAYLOAD(tb[TCA_PI_ECN]) >= sizeof(__u32) &&
+	if (aqm_has(tb, TCA_PI_ECN, sizeof(__u32)) &&
 	    rta_getattr_u32(tb[TCA_PI_ECN]))
 		print_bool(PRINT_ANY, "ecn", "ecn ", true);
 	else
 		print_bool(PRINT_JSON, "ecn", NULL, false);
 	return 0;
+}
+
+static const char *pi_gains_source(__u32 source)
+{
+	switch (source) {
+	case TC_PI_GAINS_MANUAL:
+		return "manual";
+	case TC_PI_GAINS_BANDWIDTH:
+		return "autotune-bandwidth";
+	case TC_PI_GAINS_ESTIMATE:
+		return "autotune-estimate";
+	case TC_PI_GAINS_PENDING:
+		return "autotune-pending";
+	default:
+		return "unknown";
+	}
 }
 
 static int pi_print_xstats(struct qdisc_util *qu, FILE *f,
@@ -133,6 +229,19 @@ static int pi_print_xstats(struct qdisc_util *qu, FILE *f,
 	if (RTA_PAYLOAD(xstats) < sizeof(*st))
 		return -1;
 	st = RTA_DATA(xstats);
+
+	print_float(PRINT_ANY, "gain_a", "  gains a %g", aqm_frac64_to_double(st->gain_a));
+	print_float(PRINT_ANY, "gain_b", " b %g", aqm_frac64_to_double(st->gain_b));
+	print_string(PRINT_ANY, "gains_source", " (%s", pi_gains_source(st->gains_source));
+	if (st->gains_source == TC_PI_GAINS_BANDWIDTH ||
+	    st->gains_source == TC_PI_GAINS_ESTIMATE)
+		print_float(PRINT_ANY, "tuned_capacity", " at %gpps",
+			    ldexp((double)st->tuned_capacity, -16));
+	print_string(PRINT_FP, NULL, "%s", ")");
+	if (st->rate_estimate)
+		print_float(PRINT_ANY, "rate_estimate", " rate_estimate %gpps",
+			    ldexp((double)st->rate_estimate, -16));
+	print_nl();
 
 	print_float(PRINT_ANY, "prob", "  prob %g", aqm_prob_to_double(st->prob));
 	print_uint(PRINT_ANY, "max_qlen", " max_qlen %up", st->max_qlen);

@@ -113,11 +113,8 @@ static int rem_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 			has_inw = true;
 		} else if (strcmp(*argv, "bandwidth") == 0) {
 			AQM_NEXT_ARG("rem");
-			if (strcmp(*argv, "auto") == 0)
-				bandwidth = 0;
-			else if (aqm_get_rate_bps(&bandwidth, *argv))
-				return aqm_illegal("rem", "bandwidth",
-						   "must be auto or a rate of 1Bps to 2^64-1Bps");
+			if (aqm_get_bandwidth(&bandwidth, *argv))
+				return aqm_illegal("rem", "bandwidth", AQM_BANDWIDTH_HELP);
 			has_bandwidth = true;
 		} else if (strcmp(*argv, "ecn") == 0) {
 			ecn = 1;
@@ -161,11 +158,6 @@ static int rem_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 	return 0;
 }
 
-static bool rem_has(struct rtattr *tb[], int type, size_t len)
-{
-	return tb[type] && RTA_PAYLOAD(tb[type]) >= len;
-}
-
 static int rem_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 {
 	struct rtattr *tb[TCA_REM_MAX + 1];
@@ -175,40 +167,33 @@ static int rem_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 		return 0;
 	parse_rtattr_nested(tb, TCA_REM_MAX, opt);
 
-	if (rem_has(tb, TCA_REM_LIMIT, sizeof(__u32)))
+	if (aqm_has(tb, TCA_REM_LIMIT, sizeof(__u32)))
 		print_uint(PRINT_ANY, "limit", "limit %up ",
 			   rta_getattr_u32(tb[TCA_REM_LIMIT]));
-	if (rem_has(tb, TCA_REM_TARGET, sizeof(__u32)))
+	if (aqm_has(tb, TCA_REM_TARGET, sizeof(__u32)))
 		print_uint(PRINT_ANY, "target", "target %up ",
 			   rta_getattr_u32(tb[TCA_REM_TARGET]));
-	if (rem_has(tb, TCA_REM_GAMMA, sizeof(__u64)))
+	if (aqm_has(tb, TCA_REM_GAMMA, sizeof(__u64)))
 		print_float(PRINT_ANY, "gamma", "gamma %g ",
 			    aqm_frac64_to_double(rta_getattr_u64(tb[TCA_REM_GAMMA])));
-	if (rem_has(tb, TCA_REM_PHI, sizeof(__u64)))
+	if (aqm_has(tb, TCA_REM_PHI, sizeof(__u64)))
 		print_float(PRINT_ANY, "phi", "phi %.12g ",
 			    1 + aqm_frac64_to_double(rta_getattr_u64(tb[TCA_REM_PHI])));
-	if (rem_has(tb, TCA_REM_ALPHA, sizeof(__u64)))
+	if (aqm_has(tb, TCA_REM_ALPHA, sizeof(__u64)))
 		print_float(PRINT_ANY, "alpha", "alpha %g ",
 			    aqm_frac64_to_double(rta_getattr_u64(tb[TCA_REM_ALPHA])));
-	if (rem_has(tb, TCA_REM_INTERVAL, sizeof(__u32))) {
+	if (aqm_has(tb, TCA_REM_INTERVAL, sizeof(__u32))) {
 		__u32 us = rta_getattr_u32(tb[TCA_REM_INTERVAL]);
 
 		print_uint(PRINT_JSON, "interval", NULL, us);
 		print_string(PRINT_FP, NULL, "interval %s ", sprint_time(us, b1));
 	}
-	if (rem_has(tb, TCA_REM_INW, sizeof(__u64)))
+	if (aqm_has(tb, TCA_REM_INW, sizeof(__u64)))
 		print_float(PRINT_ANY, "inw", "inw %g ",
 			    ldexp((double)rta_getattr_u64(tb[TCA_REM_INW]), -REM_WEIGHT_SHIFT));
-	if (rem_has(tb, TCA_REM_BANDWIDTH, sizeof(__u64))) {
-		__u64 bw = rta_getattr_u64(tb[TCA_REM_BANDWIDTH]);
-
-		print_u64(PRINT_JSON, "bandwidth", NULL, bw);
-		if (bw)
-			tc_print_rate(PRINT_FP, NULL, "bandwidth %s ", bw);
-		else
-			print_string(PRINT_FP, NULL, "bandwidth %s ", "auto");
-	}
-	if (rem_has(tb, TCA_REM_ECN, sizeof(__u32)) && rta_getattr_u32(tb[TCA_REM_ECN]))
+	if (aqm_has(tb, TCA_REM_BANDWIDTH, sizeof(__u64)))
+		aqm_print_bandwidth(rta_getattr_u64(tb[TCA_REM_BANDWIDTH]));
+	if (aqm_has(tb, TCA_REM_ECN, sizeof(__u32)) && rta_getattr_u32(tb[TCA_REM_ECN]))
 		print_bool(PRINT_ANY, "ecn", "ecn ", true);
 	else
 		print_bool(PRINT_JSON, "ecn", NULL, false);

@@ -65,7 +65,7 @@ PROBE_PORT = 5300
 # times larger, so the gain is divided by k, rounded and at least 1; where
 # that is inexact the change says so.
 SCALING = {
-    "pi": {"freq": ("freq", "170")},
+    "pi": {"freq": ("freq", "170"), "rtt": ("time", "200ms"), "bandwidth": ("rate", None)},
     "rem": {"interval": ("time", "2ms"), "bandwidth": ("rate", None)},
     "blue": {"freeze": ("time", "100ms")},
     "ared": {"interval": ("time", "500ms"), "bandwidth": ("rate", None)},
@@ -448,6 +448,8 @@ def run_flows(net, name, leaf, cfg, workdir):
                        "delayed_acks": rcv["DelayedACKs"],
                        "backlog_coalesced_pkts": rcv["TCPBacklogCoalesce"]},
             "not_highspeed": not_highspeed, "duration_s": duration,
+            # the AQM's own view at the end: counters, gains in use, estimates
+            "leaf_final": leaf_q[0] if leaf_q else None,
             "cpu_busy": (cpu1[0] - cpu0[0]) / max(1, cpu1[1] - cpu0[1]),
             "start_offsets_s": [(s - starts[0]) / k for s in starts]}
 
@@ -654,7 +656,7 @@ def main():
             res.update({"other_queue_drops": other_queue_drops(net),
                         **{key: run[key] for key in ("softnet_drops", "acks_per_data_pkt",
                                                      "acking", "not_highspeed", "start_offsets_s",
-                                                     "cpu_busy")}})
+                                                     "cpu_busy", "leaf_final")}})
             summary["results"] = res
             busy = res.get("busy_service", {})
             if (busy.get("intervals", 0) >= analysis.MIN_BUSY_INTERVALS

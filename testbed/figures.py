@@ -8,7 +8,10 @@ experiment.py left them and writes into out/:
   bottleneck rate, two panels, as its Fig. 5;
 - table1.csv and table1.md, and the same table between the markers in
   out/README.md when that file has them;
-- noise.md from out/repeat/ when repeated runs exist.
+- noise.md from out/repeat/ when repeated runs exist;
+- fig_autotune.png and autotune.md (also between its markers in
+  out/README.md) from out/autotune/RATEmbit/NAME: utilisation, queue mean
+  and standard deviation against the rate, with issue 8's goals.
 Invalid runs are left out and listed under the table.
 """
 
@@ -22,6 +25,12 @@ import study
 
 TABLE_BEGIN = "<!-- table1: written by scripts/reproduce -->"
 TABLE_END = "<!-- end of table1 -->"
+AUTOTUNE_BEGIN = "<!-- autotune: written by scripts/reproduce -->"
+AUTOTUNE_END = "<!-- end of autotune -->"
+# the goal for self-tuning PI: utilisation, queue mean and sd against target
+GOAL_UTILISATION = 0.97
+GOAL_MEAN_ERROR = 0.15
+GOAL_SD = 0.25
 COLUMNS = (
     # header, summary key path, format, scale
     ("utilisation %", ("utilisation",), "%.1f", 100),
@@ -159,16 +168,22 @@ def table(out, runs):
     path = os.path.join(out, "table1.md")
     with open(path, "w") as f:
         f.write(text)
-    readme = os.path.join(out, "README.md")
-    if os.path.exists(readme):
-        with open(readme) as f:
-            doc = f.read()
-        if TABLE_BEGIN in doc and TABLE_END in doc:
-            head, rest = doc.split(TABLE_BEGIN, 1)
-            _, tail = rest.split(TABLE_END, 1)
-            with open(readme, "w") as f:
-                f.write(head + TABLE_BEGIN + "\n" + text + TABLE_END + tail)
+    into_readme(out, TABLE_BEGIN, TABLE_END, text)
     return path
+
+
+def into_readme(out, begin, end, text):
+    """Replace what is between two markers of out/README.md, if it has them."""
+    readme = os.path.join(out, "README.md")
+    if not os.path.exists(readme):
+        return
+    with open(readme) as f:
+        doc = f.read()
+    if begin in doc and end in doc:
+        head, rest = doc.split(begin, 1)
+        _, tail = rest.split(end, 1)
+        with open(readme, "w") as f:
+            f.write(head + begin + "\n" + text + end + tail)
 
 
 def sweep(out):
@@ -236,6 +251,64 @@ def noise(out):
     return [path]
 
 
+def autotune(out):
+    """Autotuned PI against the study's PI and pie, at each rate."""
+    rows = []
+    for rate in study.SWEEP_RATES_MBIT:
+        for name in study.AUTOTUNE_RUNS:
+            summ = load(os.path.join(out, "autotune", "%dmbit" % rate, name))
+            if usable(summ):
+                r = summ["results"]
+                rows.append((name, rate, r["utilisation"], r["queue_pkts"]["mean"],
+                             r["queue_pkts"]["std"], r["loss_rate"], summ["scale"]))
+    if not rows:
+        return []
+    target = study.TARGET_PKTS
+    lines = ["| configuration | Mbit/s | k | utilisation % | queue mean | queue sd | loss % "
+             "| goal |", "|---|--:|--:|--:|--:|--:|--:|---|"]
+    for name, rate, util, mean, sd, loss, k in rows:
+        misses = []
+        if util < GOAL_UTILISATION:
+            misses.append("utilisation")
+        if abs(mean - target) > GOAL_MEAN_ERROR * target:
+            misses.append("mean")
+        if sd > GOAL_SD * target:
+            misses.append("sd")
+        lines.append("| %s | %d | %s | %.1f | %.0f | %.0f | %.3f | %s |"
+                     % (study.config(name)[1], rate, k, 100 * util, mean, sd, 100 * loss,
+                        "met" if not misses else "missed: " + ", ".join(misses)))
+    text = ("Goal (issue 8): utilisation >= %d%%, queue mean within %d%% of %d packets, "
+            "queue sd within %d%% of it.\n\n" % (100 * GOAL_UTILISATION, 100 * GOAL_MEAN_ERROR,
+                                                  target, 100 * GOAL_SD)
+            + "\n".join(lines) + "\n")
+    with open(os.path.join(out, "autotune.md"), "w") as f:
+        f.write(text)
+    into_readme(out, AUTOTUNE_BEGIN, AUTOTUNE_END, text)
+
+    plt = pyplot()
+    fig, axes = plt.subplots(1, 3, figsize=(15, 4))
+    for name in study.AUTOTUNE_RUNS:
+        pts = [r for r in rows if r[0] == name]
+        label = study.config(name)[1]
+        for ax, col, scale in zip(axes, (2, 3, 4), (100, 1, 1)):
+            ax.plot([p[1] for p in pts], [p[col] * scale for p in pts], marker="o", label=label)
+    axes[0].axhline(100 * GOAL_UTILISATION, color="grey", linestyle="--", linewidth=0.7)
+    axes[1].axhspan(target * (1 - GOAL_MEAN_ERROR), target * (1 + GOAL_MEAN_ERROR),
+                    color="grey", alpha=0.2)
+    axes[2].axhline(GOAL_SD * target, color="grey", linestyle="--", linewidth=0.7)
+    for ax, ylabel in zip(axes, ("mean utilisation (%)", "queue mean (packets)",
+                                 "queue sd (packets)")):
+        ax.set_xlabel("bottleneck rate (Mbit/s)")
+        ax.set_ylabel(ylabel)
+        ax.grid(alpha=0.3)
+    axes[0].legend(fontsize=8)
+    fig.tight_layout()
+    path = os.path.join(out, "fig_autotune.png")
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return [os.path.join(out, "autotune.md"), path]
+
+
 def render(out):
     """Everything there is data for; the paths written."""
     runs = [r for r in table_runs(out) if usable(r[2])]
@@ -247,7 +320,7 @@ def render(out):
                               bin_series("loss_rate")))
         written.append(panels(out, runs, "fig4_queue.png", "queue (packets)", queue_series,
                               ymax=2600, target=target_of))
-    return written + sweep(out) + noise(out)
+    return written + sweep(out) + noise(out) + autotune(out)
 
 
 def target_of(name):

@@ -28,17 +28,47 @@ MAINLINE = (
      "bandwidth {rate}"),
 )
 
+# PI deriving its own gains, beside the study's fixed gains ("pi") and
+# mainline pie with a delay target worth the same 1000 packets. {rtt} is
+# the design's largest RTT: the dumbbell's longest propagation RTT plus the
+# target queue's delay at the run's rate; the gains come from the rules.
+AUTOTUNE = (
+    ("pi-autotune", "PI, autotuned", "pi",
+     "limit 2500 target 1000 autotune rtt {rtt} flows 4 response highspeed"),
+    ("pie-1000", "pie, target 1000 packets", "pie", "limit 2500 target {target_delay}"),
+)
+AUTOTUNE_RUNS = ("pi", "pi-autotune", "pie-1000")
+
 ALL = STUDY + MAINLINE
 SWEEP_RATES_MBIT = (200, 400, 600, 800, 1000)
 TABLE_RATE_MBIT = 1000
+TARGET_PKTS = 1000
+WIRE_BYTES = 1514                     # a full-size packet on the veth links
 
 
 def config(name):
-    for entry in ALL:
+    for entry in ALL + AUTOTUNE:
         if entry[0] == name:
             return entry
     raise KeyError(name)
 
 
+def target_delay_s(rate_mbit):
+    """How long TARGET_PKTS full-size packets take to leave at the rate."""
+    return TARGET_PKTS * WIRE_BYTES * 8 / (rate_mbit * 1e6)
+
+
+def design_rtt_s(rate_mbit):
+    import dumbbell  # needs Mininet; only the autotune runs ask
+    longest = max(dumbbell.rtt_nominal_s(i) for i in range(1, dumbbell.PAIRS + 1))
+    return longest + target_delay_s(rate_mbit)
+
+
 def aqm_args(name, rate_mbit):
-    return config(name)[3].format(rate="%dmbit" % rate_mbit)
+    text = config(name)[3]
+    fields = {"rate": "%dmbit" % rate_mbit}
+    if "{rtt}" in text:
+        fields["rtt"] = "%.1fms" % (1e3 * design_rtt_s(rate_mbit))
+    if "{target_delay}" in text:
+        fields["target_delay"] = "%.2fms" % (1e3 * target_delay_s(rate_mbit))
+    return text.format(**fields)

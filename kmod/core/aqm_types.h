@@ -16,6 +16,19 @@
 #include <linux/minmax.h>
 #include <linux/limits.h>
 #include <linux/bits.h>
+#include <linux/bitops.h>
+
+/* a * b >> shift, the product taken in 128 bits */
+static inline u64 aqm_mul_u64_shr(u64 a, u64 b, unsigned int shift)
+{
+	return mul_u64_u64_shr(a, b, shift);
+}
+
+/* position of the most significant set bit, 1-based; x != 0 */
+static inline unsigned int aqm_fls64(u64 x)
+{
+	return fls64(x);
+}
 #else
 #include <stdbool.h>
 #include <stdint.h>
@@ -48,6 +61,16 @@ static inline u64 div_u64(u64 dividend, u32 divisor)
 static inline u64 div64_u64(u64 dividend, u64 divisor)
 {
 	return dividend / divisor;
+}
+
+static inline u64 aqm_mul_u64_shr(u64 a, u64 b, unsigned int shift)
+{
+	return (u64)(((__uint128_t)a * b) >> shift);
+}
+
+static inline unsigned int aqm_fls64(u64 x)
+{
+	return 64 - __builtin_clzll(x);
 }
 #endif /* __KERNEL__ */
 

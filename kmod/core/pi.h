@@ -13,11 +13,33 @@
  * The gains of a high-speed link are tiny (the study used a = 1.822e-7,
  * b = 1.816e-7, so a - b = 6e-10), so they are held as 64-bit fractions and
  * every update is computed exactly in 128 bits before it is clamped.
+ *
+ * Autotune derives a and b from the PI paper's design rules instead, for a
+ * link of capacity C packets/s carrying at least N flows with round-trip
+ * times at most R, sampled every T:
+ *
+ *   z = wg = p_TCP,  K = z wg sqrt(1 + (wg R)^2) / (G R)
+ *   a = K (1/z + T/2),  b = K (1/z - T/2)
+ *
+ * where p_TCP is the senders' pole and G the gain from p to the queue's
+ * rate of change, both at the operating point W = R C / N packets per
+ * window. For Reno (the paper's model, p = 2 / W^2) p_TCP = 2N / (R^2 C)
+ * and G = C^2 / 2N, which give the paper's rules. For HighSpeed TCP
+ * (RFC 3649: W = 0.12 / p^0.835 above 38 packets, decrease b(W) after a
+ * loss) linearising its fluid model dW/dt = a(W)/R - b(W) W^2 p / R gives
+ * p_TCP = e b(W) W p / R and G = N b(W) W^2 / R^2 with e = 1/0.835: the
+ * same rules, for the senders actually there. C is the configured bandwidth
+ * or the dequeue-rate estimate, and the gains are derived again when C
+ * moves by more than 1/2^PI_RETUNE_SHIFT. The rules are evaluated in the
+ * log2 domain (fixed_log2.h), K/z and K T/2 separately so that a - b = K T
+ * keeps its precision.
  */
 #ifndef AQM_CORE_PI_H
 #define AQM_CORE_PI_H
 
 #include "aqm_types.h"
+#include "dq_rate.h"
+#include "fixed_log2.h"
 
 /* Probability p: Q62, 1.0 = PI_PROB_ONE (same scale as TC_AQM_PROB_ONE) */
 #define PI_PROB_SHIFT		62
@@ -35,6 +57,42 @@
 #define PI_FREQ_MIN_MHZ		10		/* 0.01 Hz */
 #define PI_FREQ_MAX_MHZ		100000000	/* 100 kHz */
 
+/* Autotune: the design's defaults are the safe side, long RTT, few flows */
+#define PI_DEFAULT_RTT_US	200000
+#define PI_DEFAULT_FLOWS	1
+#define PI_RTT_MAX_US		10000000	/* 10 s */
+#define PI_RETUNE_SHIFT		3		/* re-derive at 12.5% */
+
+/* Senders' response function the autotuned design assumes */
+enum pi_response {
+	PI_RESPONSE_RENO,
+	PI_RESPONSE_HIGHSPEED,
+};
+
+/* Where the gains in use come from */
+enum pi_gains_source {
+	PI_GAINS_MANUAL,	/* a and b as configured */
+	PI_GAINS_BANDWIDTH,	/* autotune, C from the configured bandwidth */
+	PI_GAINS_ESTIMATE,	/* autotune, C from the dequeue rate */
+	PI_GAINS_PENDING,	/* autotune, no estimate yet: a = b = 0 */
+};
+
+/*
+ * Constants of the design rules, log2 values in Q32: log2 of 10^6 and 10^9
+ * (us and ns per second); HighSpeed TCP's W = 0.12 / p^0.835 as
+ * log2 p = (log2 0.12 - log2 W) / 0.835, its decrease
+ * b(W) = 0.5 - 0.4 (log2 W - log2 38) / (log2 83000 - log2 38), clamped to
+ * [0.1, 0.5]; e = 1/0.835 (Q32 and log2 Q32).
+ */
+#define PI_LOG2_1E6		85605435163LL
+#define PI_LOG2_1E9		128408152745LL
+#define PI_HS_LOG2_0_12		(-13137848356LL)
+#define PI_HS_LOG2_LOW_WINDOW	22539677042LL		/* log2 38 */
+#define PI_HS_LOG2_HIGH_WINDOW	70183303450LL		/* log2 83000 */
+#define PI_HS_DECREASE_SLOPE_Q32 154872712ULL		/* 0.4 / log2 ratio */
+#define PI_HS_EXPONENT_Q32	5143673408ULL		/* e = 1/0.835 */
+#define PI_HS_LOG2_EXPONENT	1117343891LL		/* log2 e */
+
 /**
  * struct pi_params - configuration
  * @limit_pkts:		queue capacity; a full queue tail-drops
@@ -43,6 +101,14 @@
  * @b_frac:		gain b, as a fraction of 2^64
  * @freq_mhz:		update frequency in millihertz
  * @ecn:		mark ECN-capable packets instead of dropping them
+ * @autotune:		derive the gains from the design rules, not @a_frac
+ *			and @b_frac
+ * @rtt_us:		autotune: largest round-trip time R
+ * @flows:		autotune: fewest flows N
+ * @bandwidth_bps:	autotune: C in bytes per second; 0 = estimate it
+ * @pkt_bytes:		autotune: bytes per packet, to turn @bandwidth_bps
+ *			into packets
+ * @response:		autotune: senders' response function, pi_response
  */
 struct pi_params {
 	u32 limit_pkts;
@@ -51,16 +117,33 @@ struct pi_params {
 	u64 b_frac;
 	u32 freq_mhz;
 	bool ecn;
+	bool autotune;
+	u32 rtt_us;
+	u32 flows;
+	u64 bandwidth_bps;
+	u32 pkt_bytes;
+	u32 response;
 };
 
 /**
  * struct pi_vars - controller state
  * @prob:	drop/mark probability p, 1.0 = PI_PROB_ONE
  * @qold_pkts:	queue length at the previous update, q_old
+ * @a_frac:	gain a in use, fraction of 2^64
+ * @b_frac:	gain b in use, fraction of 2^64
+ * @tuned_q16:	autotune: C the gains in use derive from, packets per second,
+ *		Q16; 0 = none
+ * @source:	where the gains in use come from, pi_gains_source
+ * @dq:		dequeue rate, for autotune without a bandwidth
  */
 struct pi_vars {
 	u64 prob;
 	u32 qold_pkts;
+	u64 a_frac;
+	u64 b_frac;
+	u64 tuned_q16;
+	u32 source;
+	struct aqm_dq_rate dq;
 };
 
 /**
@@ -79,7 +162,7 @@ struct pi_stats {
 	u32 updates;
 };
 
-static inline void pi_params_init(struct pi_params *params)
+static inline void pi_params_init(struct pi_params *params, u32 pkt_bytes)
 {
 	params->limit_pkts = PI_DEFAULT_LIMIT_PKTS;
 	params->target_pkts = PI_DEFAULT_TARGET_PKTS;
@@ -87,12 +170,24 @@ static inline void pi_params_init(struct pi_params *params)
 	params->b_frac = PI_DEFAULT_B_FRAC;
 	params->freq_mhz = PI_DEFAULT_FREQ_MHZ;
 	params->ecn = false;
+	params->autotune = false;
+	params->rtt_us = PI_DEFAULT_RTT_US;
+	params->flows = PI_DEFAULT_FLOWS;
+	params->bandwidth_bps = 0;
+	params->pkt_bytes = pkt_bytes;
+	params->response = PI_RESPONSE_RENO;
 }
 
+/* Control state; the gains in use are set by pi_retune() */
 static inline void pi_vars_init(struct pi_vars *vars)
 {
 	vars->prob = 0;
 	vars->qold_pkts = 0;
+	vars->a_frac = 0;
+	vars->b_frac = 0;
+	vars->tuned_q16 = 0;
+	vars->source = PI_GAINS_PENDING;
+	aqm_dq_rate_init(&vars->dq);
 }
 
 /* Update period 1/freq in nanoseconds; freq_mhz >= PI_FREQ_MIN_MHZ */
@@ -102,10 +197,149 @@ static inline u64 pi_update_period_ns(const struct pi_params *params)
 }
 
 /**
+ * struct pi_design - a continuous-time PI design, C(s) = K (s/z + 1) / s
+ * @log2_z:	log2 of the zero z, rad/s, Q32
+ * @log2_k:	log2 of the gain K, Q32
+ */
+struct pi_design {
+	s64 log2_z;
+	s64 log2_k;
+};
+
+/* x * y for a Q32 factor x and a Q32 value y of either sign */
+static inline s64 pi_mul_q32(u64 x, s64 y)
+{
+	return (s64)aqm_s128_mul_frac(x, y, AQM_LOG2_SHIFT).lo;
+}
+
+/**
+ * pi_design_rules() - the PI paper's design for a given link
+ * @cap_q16:	C, packets per second, Q16, not 0
+ * @flows:	N, not 0
+ * @rtt_us:	R, not 0
+ * @response:	senders' response function, pi_response
+ * @d:		the design, written
+ *
+ * See the top of this file; HighSpeed TCP below its low window (38
+ * packets) is Reno, and so is its design.
+ */
+static inline void pi_design_rules(u64 cap_q16, u32 flows, u32 rtt_us,
+				   u32 response, struct pi_design *d)
+{
+	s64 log2_c = aqm_log2_q32(cap_q16, AQM_DQ_RATE_SHIFT);
+	s64 log2_n = aqm_log2_q32(flows, 0);
+	s64 log2_r = aqm_log2_q32(rtt_us, 0) - PI_LOG2_1E6;
+	s64 log2_w = log2_r + log2_c - log2_n;
+	s64 log2_g, log2_sqrt;
+	u64 x2_q32;
+
+	if (response == PI_RESPONSE_HIGHSPEED && log2_w > PI_HS_LOG2_LOW_WINDOW) {
+		s64 log2_p = pi_mul_q32(PI_HS_EXPONENT_Q32, PI_HS_LOG2_0_12 - log2_w);
+		s64 above = (log2_w < PI_HS_LOG2_HIGH_WINDOW ?
+			     log2_w : PI_HS_LOG2_HIGH_WINDOW) - PI_HS_LOG2_LOW_WINDOW;
+		u64 dec_q32 = (AQM_LOG2_ONE >> 1) -
+			      (u64)pi_mul_q32(PI_HS_DECREASE_SLOPE_Q32, above);
+		s64 log2_b = aqm_log2_q32(dec_q32, AQM_LOG2_SHIFT);
+
+		/* p_TCP = e b W p / R,  G = N b W^2 / R^2 */
+		d->log2_z = PI_HS_LOG2_EXPONENT + log2_b + log2_w + log2_p - log2_r;
+		log2_g = log2_n + log2_b + 2 * log2_w - 2 * log2_r;
+	} else {
+		/* p_TCP = 2N / (R^2 C),  G = C^2 / 2N */
+		d->log2_z = (s64)AQM_LOG2_ONE + log2_n - 2 * log2_r - log2_c;
+		log2_g = 2 * log2_c - (s64)AQM_LOG2_ONE - log2_n;
+	}
+
+	/* wg = z; sqrt(1 + (wg R)^2), (wg R)^2 saturating far above 1 */
+	x2_q32 = aqm_exp2_q32(2 * (d->log2_z + log2_r), AQM_LOG2_SHIFT);
+	if (x2_q32 > U64_MAX - AQM_LOG2_ONE)
+		x2_q32 = U64_MAX - AQM_LOG2_ONE;
+	log2_sqrt = aqm_log2_q32(x2_q32 + AQM_LOG2_ONE, AQM_LOG2_SHIFT) / 2;
+
+	d->log2_k = 2 * d->log2_z + log2_sqrt - log2_g - log2_r;
+}
+
+/**
+ * pi_discretise() - the gains of a design sampled every @period_ns
+ * @d:		the design
+ * @period_ns:	T, not 0
+ * @a_frac:	a = K (1/z + T/2), fraction of 2^64, saturated below 1
+ * @b_frac:	b = K (1/z - T/2), 0 if negative
+ */
+static inline void pi_discretise(const struct pi_design *d, u64 period_ns,
+				 u64 *a_frac, u64 *b_frac)
+{
+	s64 log2_t = aqm_log2_q32(period_ns, 0) - PI_LOG2_1E9;
+	u64 k_over_z = aqm_exp2_q32(d->log2_k - d->log2_z, PI_GAIN_SHIFT);
+	u64 k_half_t = aqm_exp2_q32(d->log2_k + log2_t - (s64)AQM_LOG2_ONE,
+				    PI_GAIN_SHIFT);
+
+	*a_frac = k_over_z > U64_MAX - k_half_t ? U64_MAX : k_over_z + k_half_t;
+	*b_frac = k_over_z > k_half_t ? k_over_z - k_half_t : 0;
+}
+
+/* C from the configured bandwidth, packets per second, Q16 */
+static inline u64 pi_bandwidth_q16(const struct pi_params *params)
+{
+	u64 whole = div_u64(params->bandwidth_bps, params->pkt_bytes);
+	u64 rem = params->bandwidth_bps - whole * params->pkt_bytes;
+
+	if (whole >= AQM_DQ_RATE_MAX_PPS)
+		return AQM_DQ_RATE_MAX_PPS << AQM_DQ_RATE_SHIFT;
+	return (whole << AQM_DQ_RATE_SHIFT) |
+	       div_u64(rem << AQM_DQ_RATE_SHIFT, params->pkt_bytes);
+}
+
+/* |x - y| above y / 2^PI_RETUNE_SHIFT */
+static inline bool pi_capacity_moved(u64 x, u64 y)
+{
+	return (x > y ? x - y : y - x) > y >> PI_RETUNE_SHIFT;
+}
+
+/**
+ * pi_retune() - bring the gains in use up to date
+ * @params:	configuration
+ * @vars:	state: the gains in use and where they come from, updated
+ * @force:	derive them again even if C did not move (the configuration
+ *		changed)
+ */
+static inline void pi_retune(const struct pi_params *params,
+			     struct pi_vars *vars, bool force)
+{
+	struct pi_design d;
+	u64 cap_q16;
+
+	if (!params->autotune) {
+		vars->a_frac = params->a_frac;
+		vars->b_frac = params->b_frac;
+		vars->source = PI_GAINS_MANUAL;
+		return;
+	}
+
+	cap_q16 = params->bandwidth_bps ? pi_bandwidth_q16(params) : vars->dq.rate_q16;
+	if (!cap_q16) {
+		vars->a_frac = 0;
+		vars->b_frac = 0;
+		vars->tuned_q16 = 0;
+		vars->source = PI_GAINS_PENDING;
+		return;
+	}
+	if (!force && vars->tuned_q16 && !pi_capacity_moved(cap_q16, vars->tuned_q16))
+		return;
+
+	pi_design_rules(cap_q16, params->flows, params->rtt_us, params->response, &d);
+	pi_discretise(&d, pi_update_period_ns(params), &vars->a_frac, &vars->b_frac);
+	vars->tuned_q16 = cap_q16;
+	vars->source = params->bandwidth_bps ? PI_GAINS_BANDWIDTH : PI_GAINS_ESTIMATE;
+}
+
+/**
  * pi_update() - one step of the control law
  * @params:	configuration
  * @vars:	state, updated
  * @qlen_pkts:	instantaneous queue length q
+ *
+ * The gains in use are brought up to date first (pi_retune()).
  *
  * Return: false when the queue is empty and the step changed nothing, so
  * the caller may stop its timer until the next packet arrives.
@@ -118,16 +352,35 @@ static inline bool pi_update(const struct pi_params *params,
 	struct aqm_s128 p;
 	u64 old_prob = vars->prob;
 
+	pi_retune(params, vars, false);
+
 	/* Q64 gains times packets, shifted to the Q62 scale of p */
 	p = aqm_s128_from_u64(vars->prob);
-	p = aqm_s128_add(p, aqm_s128_mul_frac(params->a_frac, err_now,
+	p = aqm_s128_add(p, aqm_s128_mul_frac(vars->a_frac, err_now,
 					      PI_GAIN_SHIFT - PI_PROB_SHIFT));
-	p = aqm_s128_add(p, aqm_s128_mul_frac(params->b_frac, -err_old,
+	p = aqm_s128_add(p, aqm_s128_mul_frac(vars->b_frac, -err_old,
 					      PI_GAIN_SHIFT - PI_PROB_SHIFT));
 	vars->prob = aqm_s128_clamp(p, PI_PROB_ONE);
 	vars->qold_pkts = qlen_pkts;
 
 	return qlen_pkts || vars->prob != old_prob || err_old != err_now;
+}
+
+/**
+ * pi_dequeued() - feed the capacity estimator with one dequeue
+ * @params:		configuration
+ * @vars:		state, updated
+ * @qlen_after_pkts:	queue length after the packet left
+ * @now_ns:		time of the dequeue
+ *
+ * Only autotune without a configured bandwidth needs the estimate.
+ */
+static inline void pi_dequeued(const struct pi_params *params,
+			       struct pi_vars *vars, u32 qlen_after_pkts,
+			       u64 now_ns)
+{
+	aqm_dq_rate_dequeued(&vars->dq, qlen_after_pkts, now_ns,
+			     pi_update_period_ns(params));
 }
 
 /**

@@ -15,13 +15,10 @@
  * probability p.
  *
  * The capacity c is either fixed from a configured bandwidth (as ns-2 takes
- * it from its link) or estimated online from the dequeue rate: the time
- * between two dequeues counts as service time only when the queue stayed
- * backlogged in between, so idle periods do not dilute the estimate. Every
- * REM_RATE_SAMPLE_PKTS such packets (and at least one interval of service
- * time) give a rate sample, averaged with weight 1/2^REM_RATE_EWMA_SHIFT.
- * Until the first sample c is taken equal to x: the rate term is then zero
- * and the price follows the queue term alone.
+ * it from its link) or estimated online from the dequeue rate (dq_rate.h,
+ * samples spanning at least one interval). Until the first sample c is
+ * taken equal to x: the rate term is then zero and the price follows the
+ * queue term alone.
  *
  * Everything is fixed point. phi^(-price) = 2^(-E) with E = price log2(phi);
  * log2(phi) is computed once per configuration by repeated squaring, 2^(-E)
@@ -32,6 +29,7 @@
 #define AQM_CORE_REM_H
 
 #include "aqm_types.h"
+#include "dq_rate.h"
 
 /* Probability p: Q62, 1.0 = REM_PROB_ONE (same scale as TC_AQM_PROB_ONE) */
 #define REM_PROB_SHIFT		62
@@ -54,12 +52,6 @@
 /* Link price: Q64 in an aqm_s128, integer part capped (see rem_update()) */
 #define REM_PRICE_SHIFT		64
 #define REM_PRICE_MAX_INT	(U32_MAX - 1ULL)
-
-/* Dequeue rate estimate: packets per second, Q16 */
-#define REM_RATE_SHIFT		16
-#define REM_RATE_MAX_PPS	BIT_ULL(40)
-#define REM_RATE_SAMPLE_PKTS	16
-#define REM_RATE_EWMA_SHIFT	3
 
 /* c is capped at 2^30 packets per interval, the mismatch at +-2^31 */
 #define REM_CAP_MAX_PKTS	BIT_ULL(30)
@@ -164,11 +156,7 @@ struct rem_params {
  * @in_q32:		@in in Q32, saturated, for the stats
  * @cap_q32:		c used by the last update, packets per interval, Q32
  * @arrivals_pkts:	packets arrived since the last update (saturating)
- * @dq_rate_q16:	dequeue rate estimate, packets per second, Q16; 0 = none
- * @dq_last_ns:		time of the last dequeue
- * @dq_busy_ns:		backlogged service time gathered for the next sample
- * @dq_busy_pkts:	packets served in @dq_busy_ns
- * @dq_backlogged:	the queue was not empty after the last dequeue
+ * @dq:			dequeue rate estimate, for c when no bandwidth is set
  */
 struct rem_vars {
 	struct aqm_s128 price;
@@ -178,11 +166,7 @@ struct rem_vars {
 	u64 in_q32;
 	u64 cap_q32;
 	u32 arrivals_pkts;
-	u64 dq_rate_q16;
-	u64 dq_last_ns;
-	u64 dq_busy_ns;
-	u32 dq_busy_pkts;
-	bool dq_backlogged;
+	struct aqm_dq_rate dq;
 };
 
 /**
@@ -327,7 +311,7 @@ static inline struct aqm_s128 rem_rate_to_cap(u64 rate_q16, u32 interval_us)
 	struct aqm_s128 c;
 
 	c = aqm_s128_mul_frac(rate_q16, interval_us, 0);
-	c = rem_u128_shl(c, REM_PKTS_SHIFT - REM_RATE_SHIFT);
+	c = rem_u128_shl(c, REM_PKTS_SHIFT - AQM_DQ_RATE_SHIFT);
 	c = rem_u128_div_u32(c, REM_USEC_PER_SEC);
 	return rem_q64_clamp(c, REM_CAP_MAX_PKTS);
 }
@@ -367,11 +351,7 @@ static inline void rem_vars_init(struct rem_vars *vars)
 	vars->in_q32 = 0;
 	vars->cap_q32 = 0;
 	vars->arrivals_pkts = 0;
-	vars->dq_rate_q16 = 0;
-	vars->dq_last_ns = 0;
-	vars->dq_busy_ns = 0;
-	vars->dq_busy_pkts = 0;
-	vars->dq_backlogged = false;
+	aqm_dq_rate_init(&vars->dq);
 }
 
 static inline u64 rem_update_period_ns(const struct rem_params *params)
@@ -423,8 +403,8 @@ static inline struct aqm_s128 rem_capacity(const struct rem_params *params,
 {
 	if (params->bandwidth_bps)
 		return params->cap_fixed;
-	if (vars->dq_rate_q16)
-		return rem_rate_to_cap(vars->dq_rate_q16, params->interval_us);
+	if (vars->dq.rate_q16)
+		return rem_rate_to_cap(vars->dq.rate_q16, params->interval_us);
 	return in;	/* no estimate yet: no rate term */
 }
 
@@ -507,56 +487,19 @@ static inline void rem_arrival(struct rem_vars *vars)
 		vars->arrivals_pkts++;
 }
 
-/* One dequeue-rate sample: packets per second, Q16 */
-static inline u64 rem_rate_sample_q16(u32 pkts, u64 busy_ns)
-{
-	u64 num = (u64)pkts * AQM_NSEC_PER_SEC;		/* < 2^62 */
-	u64 whole = div64_u64(num, busy_ns);
-	u64 rem = num - whole * busy_ns;
-	u64 frac = busy_ns >> 47 ? 0 : div64_u64(rem << REM_RATE_SHIFT, busy_ns);
-
-	if (whole >= REM_RATE_MAX_PPS)
-		return REM_RATE_MAX_PPS << REM_RATE_SHIFT;
-	return (whole << REM_RATE_SHIFT) | frac;
-}
-
 /**
  * rem_dequeued() - feed the capacity estimator with one dequeue
  * @params:		configuration
  * @vars:		state, updated
  * @qlen_after_pkts:	queue length after the packet left
  * @now_ns:		time of the dequeue
- *
- * Only the time between two dequeues with the queue backlogged in between
- * counts as service time. A sample is taken every REM_RATE_SAMPLE_PKTS such
- * packets once they span at least one interval (so a parent's bursts are
- * averaged out); a dequeue loop cannot reach 2^32 packets within a 1 s
- * interval, so the packet count does not wrap.
  */
 static inline void rem_dequeued(const struct rem_params *params,
 				struct rem_vars *vars, u32 qlen_after_pkts,
 				u64 now_ns)
 {
-	if (vars->dq_backlogged && now_ns > vars->dq_last_ns) {
-		vars->dq_busy_ns += now_ns - vars->dq_last_ns;
-		vars->dq_busy_pkts++;
-	} else if (vars->dq_backlogged) {
-		vars->dq_busy_pkts++;	/* same timestamp: a burst */
-	}
-	if (vars->dq_busy_pkts >= REM_RATE_SAMPLE_PKTS &&
-	    vars->dq_busy_ns >= rem_update_period_ns(params)) {
-		u64 sample = rem_rate_sample_q16(vars->dq_busy_pkts, vars->dq_busy_ns);
-
-		if (vars->dq_rate_q16)
-			vars->dq_rate_q16 += (sample >> REM_RATE_EWMA_SHIFT) -
-					     (vars->dq_rate_q16 >> REM_RATE_EWMA_SHIFT);
-		else
-			vars->dq_rate_q16 = sample;
-		vars->dq_busy_pkts = 0;
-		vars->dq_busy_ns = 0;
-	}
-	vars->dq_last_ns = now_ns;
-	vars->dq_backlogged = qlen_after_pkts > 0;
+	aqm_dq_rate_dequeued(&vars->dq, qlen_after_pkts, now_ns,
+			     rem_update_period_ns(params));
 }
 
 /**

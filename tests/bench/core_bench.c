@@ -209,7 +209,7 @@ static void bench_pi(const char *config, bool study)
 	char name[64];
 	u32 t, i;
 
-	pi_params_init(&b.params);
+	pi_params_init(&b.params, 1514);
 	if (study) {
 		/* limit 2500 target 1000 a 1.822e-7 b 1.816e-7, as tc rounds them */
 		b.params.limit_pkts = 2500;

@@ -60,7 +60,7 @@ static void test_trace(const char *name, double a, double b,
 	double walk = 0, max_err = 0, p_min = 1, p_max = 0;
 	long i;
 
-	pi_params_init(&params);
+	pi_params_init(&params, 1514);
 	params.target_pkts = target;
 	params.limit_pkts = limit;
 	params.a_frac = to_frac(a);
@@ -86,7 +86,7 @@ static void test_defaults(void)
 {
 	struct pi_params params;
 
-	pi_params_init(&params);
+	pi_params_init(&params, 1514);
 	check(fabs(ldexp((double)params.a_frac, -64) - 1.822e-5) < 1e-18 &&
 	      fabs(ldexp((double)params.b_frac, -64) - 1.816e-5) < 1e-18,
 	      "defaults: a = 1.822e-5, b = 1.816e-5 (ns-2)");
@@ -126,7 +126,7 @@ static void test_clamp_and_extremes(void)
 	struct pi_params params;
 	struct pi_vars vars;
 
-	pi_params_init(&params);
+	pi_params_init(&params, 1514);
 	params.a_frac = UINT64_MAX;	/* a just below 1 */
 	params.b_frac = 0;
 	params.target_pkts = 0;
@@ -138,7 +138,7 @@ static void test_clamp_and_extremes(void)
 	check(vars.prob == 0, "a huge negative error clamps p at 0");
 
 	/* b > a is allowed: with an empty queue p creeps up and the timer stays busy */
-	pi_params_init(&params);
+	pi_params_init(&params, 1514);
 	params.a_frac = to_frac(1e-5);
 	params.b_frac = to_frac(2e-5);
 	pi_vars_init(&vars);
@@ -152,7 +152,7 @@ static void test_idle(void)
 	struct pi_vars vars;
 	int steps = 0;
 
-	pi_params_init(&params);
+	pi_params_init(&params, 1514);
 	pi_vars_init(&vars);
 	vars.prob = PI_PROB_ONE / 100;
 	vars.qold_pkts = 0;
@@ -162,6 +162,192 @@ static void test_idle(void)
 	      "an idle queue drains p to 0, then the update reports idle (%d steps)", steps);
 	check(!pi_update(&params, &vars, 0), "idle and settled: no work to do");
 	check(pi_update(&params, &vars, 1), "a packet in the queue wakes the controller");
+}
+
+static void test_log2_exp2(void)
+{
+	uint64_t rng = 99;
+	double worst_log = 0, worst_exp = 0;
+	int i;
+
+	for (i = 0; i < 100000; i++) {
+		uint64_t x = test_rand64(&rng) >> (test_rand64(&rng) & 63);
+		unsigned int bits = test_rand64(&rng) & 63;
+		double want, got;
+		int64_t y;
+
+		if (!x)
+			continue;
+		want = log2((double)x) - bits;
+		got = ldexp((double)aqm_log2_q32(x, bits), -32);
+		worst_log = fmax(worst_log, fabs(got - want));
+
+		/* results near 2^40, so that truncation is not what is measured */
+		y = (int64_t)(test_rand64(&rng) % (80ULL << 32)) - (40LL << 32);
+		bits = (unsigned int)(40 - (y >> 32));
+		want = exp2(ldexp((double)y, -32));
+		got = ldexp((double)aqm_exp2_q32(y, bits), -(int)bits);
+		worst_exp = fmax(worst_exp, fabs(got / want - 1));
+	}
+	check(worst_log < 4e-9, "log2 in Q32 within 4e-9 of libm (worst %.3g)", worst_log);
+	check(worst_exp < 4e-9, "2^y within 4e-9 relative of libm (worst %.3g)", worst_exp);
+	check(aqm_exp2_q32(64LL << 32, 0) == UINT64_MAX && aqm_exp2_q32(-(70LL << 32), 64) == 0 &&
+	      aqm_exp2_q32(0, 0) == 1 && aqm_exp2_q32(-(1LL << 32), 64) == 1ULL << 63,
+	      "2^y saturates above 2^64, truncates to 0 far below 1, is exact at integers");
+}
+
+/* The design rules in doubles, written from the formulas of pi.h */
+struct ref_design {
+	double z, k, a, b;
+};
+
+static struct ref_design ref_rules(double c, double n, double r, double t,
+				   bool highspeed)
+{
+	double w = r * c / n, pole, gain;
+	struct ref_design d;
+
+	if (highspeed && w > 38) {
+		double p = pow(0.12 / w, 1 / 0.835);
+		double dec = 0.5 - 0.4 * (log(fmin(w, 83000)) - log(38)) / (log(83000) - log(38));
+
+		pole = dec * w * p / (0.835 * r);
+		gain = n * dec * w * w / (r * r);
+	} else {
+		pole = 2 * n / (r * r * c);
+		gain = c * c / (2 * n);
+	}
+	d.z = pole;
+	d.k = pole * pole * sqrt(1 + pole * r * pole * r) / (gain * r);
+	d.a = d.k * (1 / d.z + t / 2);
+	d.b = d.k * (1 / d.z - t / 2);
+	return d;
+}
+
+static double frac_to_double(uint64_t frac)
+{
+	return ldexp((double)frac, -64);
+}
+
+static void test_rules_paper(void)
+{
+	struct pi_design d;
+	uint64_t a, b;
+
+	/* C = 3750 packets/s, N = 60, R = 0.246 s: the PI paper's example */
+	pi_design_rules(3750ULL << 16, 60, 246000, PI_RESPONSE_RENO, &d);
+	check(fabs(exp2(ldexp((double)d.log2_z, -32)) - 0.529) < 0.0005 &&
+	      fabs(exp2(ldexp((double)d.log2_k, -32)) - 9.78e-6) < 0.005e-6,
+	      "Reno rules for the paper's link: z = %.4f (0.529), K = %.4g (9.78e-6)",
+	      exp2(ldexp((double)d.log2_z, -32)), exp2(ldexp((double)d.log2_k, -32)));
+
+	/* the paper's rounded z = 0.53, K = 9.64e-6 at T = 1/160 s are ns-2's gains */
+	d.log2_z = aqm_log2_q32((uint64_t)nearbyint(ldexp(0.53, 40)), 40);
+	d.log2_k = aqm_log2_q32((uint64_t)nearbyint(ldexp(9.64e-6, 60)), 60);
+	pi_discretise(&d, 6250000, &a, &b);
+	check(fabs(frac_to_double(a) - 1.822e-5) < 0.0005e-5 &&
+	      fabs(frac_to_double(b) - 1.816e-5) < 0.0005e-5,
+	      "z = 0.53, K = 9.64e-6, T = 1/160 s discretise to a = %.4g, b = %.4g (ns-2: 1.822e-5, 1.816e-5)",
+	      frac_to_double(a), frac_to_double(b));
+}
+
+static void test_rules_match_reference(void)
+{
+	static const double rates_mbit[] = { 10, 200, 400, 600, 800, 1000, 10000 };
+	double worst_a = 0, worst_kt = 0;
+	unsigned int i, resp;
+
+	for (resp = 0; resp < 2; resp++) {
+		for (i = 0; i < sizeof(rates_mbit) / sizeof(rates_mbit[0]); i++) {
+			double c = rates_mbit[i] * 1e6 / 8 / 1514, t = 1 / 170.0;
+			struct ref_design want = ref_rules(c, 4, 0.06, t, resp);
+			struct pi_design d;
+			uint64_t a, b;
+
+			pi_design_rules((uint64_t)nearbyint(ldexp(c, 16)), 4, 60000, resp, &d);
+			pi_discretise(&d, 5882352, &a, &b);
+			worst_a = fmax(worst_a, fabs(frac_to_double(a) / want.a - 1));
+			/* a - b is a few units of 2^-64 at 10 Gbit/s (Reno) */
+			worst_kt = fmax(worst_kt, (fabs(frac_to_double(a - b) - (want.a - want.b)) -
+						   ldexp(2, -64)) / (want.a - want.b));
+		}
+	}
+	check(worst_a < 1e-6 && worst_kt < 1e-4,
+	      "Reno and HighSpeed rules, 10 Mbit/s to 10 Gbit/s: a within %.2g, a - b within %.2g (+ 2^-63) of doubles",
+	      worst_a, worst_kt);
+}
+
+/* n dequeues at @pps with the queue backlogged, from *now_ns on */
+static void feed_rate(const struct pi_params *params, struct pi_vars *vars,
+		      double pps, int n, uint64_t *now_ns)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		*now_ns += (uint64_t)nearbyint(1e9 / pps);
+		pi_dequeued(params, vars, 100, *now_ns);
+	}
+}
+
+static void test_autotune(void)
+{
+	struct pi_params params;
+	struct pi_vars vars;
+	struct ref_design want;
+	uint64_t now = 1000000000ULL, a_before;
+	double c;
+
+	pi_params_init(&params, 1500);
+	params.autotune = true;
+	params.flows = 4;
+	params.rtt_us = 60000;
+	params.response = PI_RESPONSE_HIGHSPEED;
+	params.target_pkts = 1000;
+	params.limit_pkts = 2500;
+	pi_vars_init(&vars);
+
+	vars.prob = 0;
+	pi_update(&params, &vars, 2000);
+	check(vars.source == PI_GAINS_PENDING && vars.a_frac == 0 && vars.prob == 0,
+	      "autotune without an estimate: gains 0, p stays 0, source pending");
+
+	feed_rate(&params, &vars, 8333.3, 20000, &now);
+	c = ldexp((double)vars.dq.rate_q16, -16);
+	check(fabs(c / 8333.3 - 1) < 0.001,
+	      "the estimator converges on a 8333.3 packets/s dequeue rate (%.1f)", c);
+	pi_update(&params, &vars, 1000);
+	want = ref_rules(c, 4, 0.06, 1 / 170.0, true);
+	check(vars.source == PI_GAINS_ESTIMATE &&
+	      fabs(frac_to_double(vars.a_frac) / want.a - 1) < 1e-6,
+	      "gains derive from the estimate: a = %.4g (%.4g)", frac_to_double(vars.a_frac),
+	      want.a);
+
+	a_before = vars.a_frac;
+	feed_rate(&params, &vars, 8333.3 * 1.05, 20000, &now);
+	pi_update(&params, &vars, 1000);
+	check(vars.a_frac == a_before, "a 5%% rate change keeps the gains");
+
+	feed_rate(&params, &vars, 8333.3 * 2, 40000, &now);
+	pi_update(&params, &vars, 1000);
+	c = ldexp((double)vars.tuned_q16, -16);
+	want = ref_rules(c, 4, 0.06, 1 / 170.0, true);
+	check(fabs(c / (8333.3 * 2) - 1) < 0.01 && vars.a_frac != a_before &&
+	      fabs(frac_to_double(vars.a_frac) / want.a - 1) < 1e-6,
+	      "the rate doubles: gains re-derived at %.1f packets/s, a = %.4g", c,
+	      frac_to_double(vars.a_frac));
+
+	params.bandwidth_bps = 125000000;	/* 1 Gbit/s of 1500-byte packets */
+	pi_retune(&params, &vars, true);
+	c = ldexp((double)vars.tuned_q16, -16);
+	want = ref_rules(125e6 / 1500, 4, 0.06, 1 / 170.0, true);
+	check(vars.source == PI_GAINS_BANDWIDTH && fabs(c - 125e6 / 1500) < 0.001 &&
+	      fabs(frac_to_double(vars.a_frac) / want.a - 1) < 1e-6,
+	      "a configured bandwidth gives C = %.3f packets/s and its gains", c);
+
+	params.autotune = false;
+	pi_update(&params, &vars, 1000);
+	check(vars.source == PI_GAINS_MANUAL && vars.a_frac == params.a_frac &&
+	      vars.b_frac == params.b_frac, "autotune off: the configured gains are in use");
 }
 
 static void test_drop_decision(void)
@@ -197,5 +383,9 @@ int main(void)
 	test_clamp_and_extremes();
 	test_idle();
 	test_drop_decision();
+	test_log2_exp2();
+	test_rules_paper();
+	test_rules_match_reference();
+	test_autotune();
 	return aqm_test_failures ? 1 : 0;
 }

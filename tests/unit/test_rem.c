@@ -282,7 +282,7 @@ static double estimate_rate(double pps, uint64_t idle_ns, int burst, long pkts)
 			i++;
 		}
 	}
-	return ldexp((double)vars.dq_rate_q16, -REM_RATE_SHIFT);
+	return ldexp((double)vars.dq.rate_q16, -AQM_DQ_RATE_SHIFT);
 }
 
 static void test_estimator(void)
@@ -315,7 +315,7 @@ static void test_capacity_modes(void)
 	check(fabs(price_of(vars.price) - 0.001) < 1e-12,
 	      "no estimate yet: the queue term alone moves the price (%.6g)", price_of(vars.price));
 
-	vars.dq_rate_q16 = 500ULL << REM_RATE_SHIFT;	/* 500 pps = 1 per 2 ms */
+	vars.dq.rate_q16 = 500ULL << AQM_DQ_RATE_SHIFT;	/* 500 pps = 1 per 2 ms */
 	vars.arrivals_pkts = 3;
 	rem_update(&params, &vars, 20, 1);
 	check(fabs(ldexp((double)vars.cap_q32, -32) - 1) < 1e-9 &&
@@ -394,14 +394,14 @@ static void test_extremes(void)
 	rem_vars_init(&vars);
 	for (i = 0; i < 10000; i++) {
 		vars.arrivals_pkts = UINT32_MAX;
-		vars.dq_rate_q16 = 1;
+		vars.dq.rate_q16 = 1;
 		rem_update(&params, &vars, UINT32_MAX, 1);
 	}
 	check(vars.price.hi == REM_PRICE_MAX_INT && vars.prob == REM_PROB_ONE &&
 	      vars.price_q32 == REM_PRICE_MAX_INT << 32,
 	      "the largest inputs saturate the price at its cap, p = 1, no overflow");
 	params.target_pkts = UINT32_MAX;
-	vars.dq_rate_q16 = REM_RATE_MAX_PPS << REM_RATE_SHIFT;
+	vars.dq.rate_q16 = AQM_DQ_RATE_MAX_PPS << AQM_DQ_RATE_SHIFT;
 	for (i = 0; i < 10; i++)
 		rem_update(&params, &vars, 0, 1);
 	check(vars.price.hi == 0 && vars.price.lo == 0 && vars.prob == 0,

@@ -33,10 +33,30 @@ enum {
 	TCA_PI_B,		/* u64, gain b as a fraction of 2^64 */
 	TCA_PI_FREQ,		/* u32, update frequency in mHz */
 	TCA_PI_ECN,		/* u32, 0 or 1 */
+	TCA_PI_AUTOTUNE,	/* u32, 0 or 1: derive a and b (then not settable) */
+	TCA_PI_RTT,		/* u32, autotune: largest RTT, microseconds */
+	TCA_PI_FLOWS,		/* u32, autotune: fewest flows */
+	TCA_PI_BANDWIDTH,	/* u64, autotune: link rate in bytes/s; 0 = estimate */
+	TCA_PI_RESPONSE,	/* u32, autotune: TC_PI_RESPONSE_* */
 	__TCA_PI_MAX
 };
 
 #define TCA_PI_MAX (__TCA_PI_MAX - 1)
+
+/* senders' response function an autotuned design assumes */
+enum {
+	TC_PI_RESPONSE_RENO,		/* the PI paper's model */
+	TC_PI_RESPONSE_HIGHSPEED,	/* HighSpeed TCP, RFC 3649 */
+	__TC_PI_RESPONSE_MAX
+};
+
+/* where the gains in use come from */
+enum {
+	TC_PI_GAINS_MANUAL,		/* TCA_PI_A and TCA_PI_B */
+	TC_PI_GAINS_BANDWIDTH,		/* autotune, from TCA_PI_BANDWIDTH */
+	TC_PI_GAINS_ESTIMATE,		/* autotune, from the dequeue rate */
+	TC_PI_GAINS_PENDING,		/* autotune, no estimate yet: a = b = 0 */
+};
 
 struct tc_pi_xstats {
 	__u64 prob;		/* drop/mark probability, 1.0 = TC_AQM_PROB_ONE */
@@ -45,6 +65,11 @@ struct tc_pi_xstats {
 	__u32 tail_drops;	/* dropped because the queue was full */
 	__u32 ecn_marks;	/* CE-marked instead of dropped */
 	__u32 updates;		/* control law updates so far */
+	__u32 gains_source;	/* TC_PI_GAINS_* */
+	__u64 gain_a;		/* gain a in use, fraction of 2^64 */
+	__u64 gain_b;		/* gain b in use, fraction of 2^64 */
+	__u64 tuned_capacity;	/* C of the autotuned gains, Q48.16 packets/s */
+	__u64 rate_estimate;	/* dequeue rate while backlogged, Q48.16 packets/s */
 };
 
 /* REM: Athuraliya, Low, Li, Yin, IEEE Network 2001 (section owned by sch_rem) */

@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Link capacity estimated online from the dequeue rate, for the controllers
+ * whose law needs the capacity C (REM's rate term, PI's autotuned gains).
+ *
+ * Only the time between two dequeues with the queue backlogged in between
+ * counts as service time, so idle periods do not dilute the estimate. Every
+ * AQM_DQ_RATE_SAMPLE_PKTS such packets that span at least the caller's
+ * minimum time (so a parent's bursts are averaged out) give a rate sample,
+ * averaged with weight 1/2^AQM_DQ_RATE_EWMA_SHIFT.
+ */
+#ifndef AQM_CORE_DQ_RATE_H
+#define AQM_CORE_DQ_RATE_H
+
+#include "aqm_types.h"
+
+/* Rate: packets per second, Q16 */
+#define AQM_DQ_RATE_SHIFT	16
+#define AQM_DQ_RATE_MAX_PPS	BIT_ULL(40)
+#define AQM_DQ_RATE_SAMPLE_PKTS	16
+#define AQM_DQ_RATE_EWMA_SHIFT	3
+
+/**
+ * struct aqm_dq_rate - dequeue rate estimator
+ * @rate_q16:		estimate, packets per second, Q16; 0 = none yet
+ * @last_ns:		time of the last dequeue
+ * @busy_ns:		backlogged service time gathered for the next sample
+ * @busy_pkts:		packets served in @busy_ns
+ * @backlogged:		the queue was not empty after the last dequeue
+ */
+struct aqm_dq_rate {
+	u64 rate_q16;
+	u64 last_ns;
+	u64 busy_ns;
+	u32 busy_pkts;
+	bool backlogged;
+};
+
+static inline void aqm_dq_rate_init(struct aqm_dq_rate *est)
+{
+	est->rate_q16 = 0;
+	est->last_ns = 0;
+	est->busy_ns = 0;
+	est->busy_pkts = 0;
+	est->backlogged = false;
+}
+
+/* One sample: @pkts served in @busy_ns, packets per second, Q16 */
+static inline u64 aqm_dq_rate_sample_q16(u32 pkts, u64 busy_ns)
+{
+	u64 num = (u64)pkts * AQM_NSEC_PER_SEC;		/* < 2^62 */
+	u64 whole = div64_u64(num, busy_ns);
+	u64 rem = num - whole * busy_ns;
+	u64 frac = busy_ns >> 47 ? 0 : div64_u64(rem << AQM_DQ_RATE_SHIFT, busy_ns);
+
+	if (whole >= AQM_DQ_RATE_MAX_PPS)
+		return AQM_DQ_RATE_MAX_PPS << AQM_DQ_RATE_SHIFT;
+	return (whole << AQM_DQ_RATE_SHIFT) | frac;
+}
+
+/**
+ * aqm_dq_rate_dequeued() - feed the estimator with one dequeue
+ * @est:		estimator, updated
+ * @qlen_after_pkts:	queue length after the packet left
+ * @now_ns:		time of the dequeue
+ * @min_span_ns:	service time a sample must span
+ *
+ * A dequeue loop cannot reach 2^32 packets within @min_span_ns (at most a
+ * second in every caller), so the packet count does not wrap.
+ *
+ * Return: true when this dequeue completed a sample and moved the estimate.
+ */
+static inline bool aqm_dq_rate_dequeued(struct aqm_dq_rate *est,
+					u32 qlen_after_pkts, u64 now_ns,
+					u64 min_span_ns)
+{
+	bool sampled = false;
+
+	if (est->backlogged) {
+		if (now_ns > est->last_ns)
+			est->busy_ns += now_ns - est->last_ns;
+		est->busy_pkts++;	/* same timestamp: a burst */
+	}
+	if (est->busy_pkts >= AQM_DQ_RATE_SAMPLE_PKTS &&
+	    est->busy_ns >= min_span_ns && est->busy_ns) {
+		u64 sample = aqm_dq_rate_sample_q16(est->busy_pkts, est->busy_ns);
+
+		if (est->rate_q16)
+			est->rate_q16 += (sample >> AQM_DQ_RATE_EWMA_SHIFT) -
+					 (est->rate_q16 >> AQM_DQ_RATE_EWMA_SHIFT);
+		else
+			est->rate_q16 = sample;
+		est->busy_pkts = 0;
+		est->busy_ns = 0;
+		sampled = true;
+	}
+	est->last_ns = now_ns;
+	est->backlogged = qlen_after_pkts > 0;
+	return sampled;
+}
+
+#endif /* AQM_CORE_DQ_RATE_H */
