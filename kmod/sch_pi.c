@@ -52,6 +52,7 @@ static const struct nla_policy pi_policy[TCA_PI_MAX + 1] = {
 	[TCA_PI_FLOWS]	= NLA_POLICY_MIN(NLA_U32, 1),
 	[TCA_PI_BANDWIDTH] = { .type = NLA_U64 },
 	[TCA_PI_RESPONSE] = NLA_POLICY_MAX(NLA_U32, __TC_PI_RESPONSE_MAX - 1),
+	[TCA_PI_SPACING] = NLA_POLICY_MAX(NLA_U32, __TC_PI_SPACING_MAX - 1),
 };
 
 /* the core's enums are the uapi's */
@@ -80,7 +81,7 @@ static int pi_qdisc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 		return qdisc_drop(skb, sch, to_free);
 	}
 
-	if (pi_should_drop(&q->vars, aqm_random_u32())) {
+	if (pi_should_drop(&q->params, &q->vars, aqm_random_u32())) {
 		if (!q->params.ecn || !INET_ECN_set_ce(skb)) {
 			WRITE_ONCE(q->stats.early_drops, q->stats.early_drops + 1);
 			return qdisc_drop(skb, sch, to_free);
@@ -162,6 +163,8 @@ static int pi_change(struct Qdisc *sch, struct nlattr *opt,
 		params.bandwidth_bps = nla_get_u64(tb[TCA_PI_BANDWIDTH]);
 	if (tb[TCA_PI_RESPONSE])
 		params.response = nla_get_u32(tb[TCA_PI_RESPONSE]);
+	if (tb[TCA_PI_SPACING])
+		params.even_spacing = nla_get_u32(tb[TCA_PI_SPACING]) == TC_PI_SPACING_EVEN;
 	params.pkt_bytes = max_t(u32, psched_mtu(qdisc_dev(sch)), 1);
 
 	if (params.target_pkts >= params.limit_pkts) {
@@ -226,7 +229,9 @@ static int pi_dump(struct Qdisc *sch, struct sk_buff *skb)
 	    nla_put_u32(skb, TCA_PI_FLOWS, READ_ONCE(q->params.flows)) ||
 	    nla_put_u64_64bit(skb, TCA_PI_BANDWIDTH, READ_ONCE(q->params.bandwidth_bps),
 			      TCA_PI_PAD) ||
-	    nla_put_u32(skb, TCA_PI_RESPONSE, READ_ONCE(q->params.response)))
+	    nla_put_u32(skb, TCA_PI_RESPONSE, READ_ONCE(q->params.response)) ||
+	    nla_put_u32(skb, TCA_PI_SPACING, READ_ONCE(q->params.even_spacing) ?
+			TC_PI_SPACING_EVEN : TC_PI_SPACING_RANDOM))
 		goto nla_put_failure;
 
 	return nla_nest_end(skb, opts);

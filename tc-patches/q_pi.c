@@ -13,12 +13,14 @@ static void explain(void)
 		"              [ autotune [ rtt TIME ] [ flows N ]\n"
 		"                [ bandwidth RATE | bandwidth auto ]\n"
 		"                [ response reno | response highspeed ] | noautotune ]\n"
+		"              [ spacing random | spacing even ]\n"
 		"  A, B: gains in [0, 1) (defaults 1.822e-5, 1.816e-5)\n"
 		"  HZ: update frequency in [0.01, 100000] (default 170)\n"
 		"  autotune: derive A and B from the PI paper's rules for a link of\n"
 		"  RATE (default auto: the measured dequeue rate), at least N flows\n"
 		"  (default 1) and round-trip times at most TIME in [1us, 10s]\n"
-		"  (default 200ms)\n");
+		"  (default 200ms)\n"
+		"  spacing even: drop every 1/p-th packet, not each with probability p\n");
 }
 
 static int pi_parse_opt(struct qdisc_util *qu, int argc, char **argv,
@@ -29,7 +31,7 @@ static int pi_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 	bool has_flows = false, has_bandwidth = false;
 	__u32 limit = 0, target = 0, freq_mhz = 0, rtt_us = 0, flows = 0;
 	__u64 a = 0, b = 0, bandwidth = 0;
-	int ecn = -1, autotune = -1, response = -1;
+	int ecn = -1, autotune = -1, response = -1, spacing = -1;
 	struct rtattr *tail;
 
 	while (argc > 0) {
@@ -96,6 +98,14 @@ static int pi_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 				response = TC_PI_RESPONSE_HIGHSPEED;
 			else
 				return aqm_illegal("pi", "response", "must be reno or highspeed");
+		} else if (strcmp(*argv, "spacing") == 0) {
+			AQM_NEXT_ARG("pi");
+			if (strcmp(*argv, "random") == 0)
+				spacing = TC_PI_SPACING_RANDOM;
+			else if (strcmp(*argv, "even") == 0)
+				spacing = TC_PI_SPACING_EVEN;
+			else
+				return aqm_illegal("pi", "spacing", "must be random or even");
 		} else if (strcmp(*argv, "help") == 0) {
 			explain();
 			return -1;
@@ -137,6 +147,8 @@ static int pi_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 		addattr64(n, 1024, TCA_PI_BANDWIDTH, bandwidth);
 	if (response != -1)
 		addattr32(n, 1024, TCA_PI_RESPONSE, response);
+	if (spacing != -1)
+		addattr32(n, 1024, TCA_PI_SPACING, spacing);
 	addattr_nest_end(n, tail);
 	return 0;
 }
@@ -200,6 +212,13 @@ static int pi_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 		print_bool(PRINT_ANY, "ecn", "ecn ", true);
 	else
 		print_bool(PRINT_JSON, "ecn", NULL, false);
+	if (aqm_has(tb, TCA_PI_SPACING, sizeof(__u32))) {
+		bool even = rta_getattr_u32(tb[TCA_PI_SPACING]) == TC_PI_SPACING_EVEN;
+
+		print_string(PRINT_JSON, "spacing", NULL, even ? "even" : "random");
+		if (even)
+			print_string(PRINT_FP, NULL, "%s", "spacing even ");
+	}
 	return 0;
 }
 

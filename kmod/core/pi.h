@@ -33,6 +33,13 @@
  * moves by more than 1/2^PI_RETUNE_SHIFT. The rules are evaluated in the
  * log2 domain (fixed_log2.h), K/z and K T/2 separately so that a - b = K T
  * keeps its precision.
+ *
+ * Drops are random (each packet with probability p, ns-2's way) or, with
+ * even spacing, at every packet that brings the probability accumulated
+ * since the last drop to 1: the same rate, at regular intervals of 1/p
+ * packets. At high speed p is so small that random drops come in clumps
+ * and gaps of seconds, and each one cuts a large window; even spacing
+ * removes that variance from the queue.
  */
 #ifndef AQM_CORE_PI_H
 #define AQM_CORE_PI_H
@@ -109,6 +116,7 @@ enum pi_gains_source {
  * @pkt_bytes:		autotune: bytes per packet, to turn @bandwidth_bps
  *			into packets
  * @response:		autotune: senders' response function, pi_response
+ * @even_spacing:	drop at regular intervals of 1/p packets, not at random
  */
 struct pi_params {
 	u32 limit_pkts;
@@ -123,6 +131,7 @@ struct pi_params {
 	u64 bandwidth_bps;
 	u32 pkt_bytes;
 	u32 response;
+	bool even_spacing;
 };
 
 /**
@@ -135,6 +144,7 @@ struct pi_params {
  *		Q16; 0 = none
  * @source:	where the gains in use come from, pi_gains_source
  * @dq:		dequeue rate, for autotune without a bandwidth
+ * @accu:	even spacing: probability accumulated since the last drop, Q62
  */
 struct pi_vars {
 	u64 prob;
@@ -144,6 +154,7 @@ struct pi_vars {
 	u64 tuned_q16;
 	u32 source;
 	struct aqm_dq_rate dq;
+	u64 accu;
 };
 
 /**
@@ -176,6 +187,7 @@ static inline void pi_params_init(struct pi_params *params, u32 pkt_bytes)
 	params->bandwidth_bps = 0;
 	params->pkt_bytes = pkt_bytes;
 	params->response = PI_RESPONSE_RENO;
+	params->even_spacing = false;
 }
 
 /* Control state; the gains in use are set by pi_retune() */
@@ -188,6 +200,7 @@ static inline void pi_vars_init(struct pi_vars *vars)
 	vars->tuned_q16 = 0;
 	vars->source = PI_GAINS_PENDING;
 	aqm_dq_rate_init(&vars->dq);
+	vars->accu = 0;
 }
 
 /* Update period 1/freq in nanoseconds; freq_mhz >= PI_FREQ_MIN_MHZ */
@@ -385,13 +398,23 @@ static inline void pi_dequeued(const struct pi_params *params,
 
 /**
  * pi_should_drop() - the early drop/mark decision for one arriving packet
- * @vars:	state
- * @rnd:	a uniformly distributed random number
+ * @params:	configuration
+ * @vars:	state; with even spacing, the accumulated probability moves
+ * @rnd:	a uniformly distributed random number (random spacing)
  *
- * Return: true with probability p.
+ * Return: true with probability p, or at every 1/p-th packet.
  */
-static inline bool pi_should_drop(const struct pi_vars *vars, u32 rnd)
+static inline bool pi_should_drop(const struct pi_params *params,
+				  struct pi_vars *vars, u32 rnd)
 {
+	if (params->even_spacing) {
+		/* below 2^62 after each drop, so the sum stays below 2^63 */
+		vars->accu += vars->prob;
+		if (vars->accu < PI_PROB_ONE)
+			return false;
+		vars->accu -= PI_PROB_ONE;
+		return true;
+	}
 	/* p in Q32 is at most 2^32, above every u32: p = 1 always drops */
 	return rnd < (vars->prob >> (PI_PROB_SHIFT - 32));
 }

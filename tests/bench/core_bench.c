@@ -192,7 +192,7 @@ static BENCH_OPAQUE u32 op_pi_enqueue(void *state, const struct bench_in *in)
 {
 	struct pi_bench *b = state;
 
-	return pi_should_drop(&b->vars, in->rnd);
+	return pi_should_drop(&b->params, &b->vars, in->rnd);
 }
 
 /* sch_pi.c timer: one step of the control law */
@@ -229,8 +229,52 @@ static void bench_pi(const char *config, bool study)
 	snprintf(name, sizeof(name), "pi/%s/enqueue", config);
 	note_prob(name, "p", b.vars.prob);
 	note_drops(name, bench(name, "pi_should_drop", op_pi_enqueue, &b, sizeof(b)));
+	b.params.even_spacing = true;
+	snprintf(name, sizeof(name), "pi/%s/enqueue-even", config);
+	note_drops(name, bench(name, "pi_should_drop (spacing even)", op_pi_enqueue, &b,
+			       sizeof(b)));
+	b.params.even_spacing = false;
 	snprintf(name, sizeof(name), "pi/%s/update", config);
 	bench_step(name, "pi_update", op_pi_update, &b, sizeof(b), &b.vars.prob);
+}
+
+/* sch_pi.c dequeue with autotune and no bandwidth: the capacity estimator */
+static BENCH_OPAQUE u32 op_pi_dequeue(void *state, const struct bench_in *in)
+{
+	struct pi_bench *b = state;
+
+	pi_dequeued(&b->params, &b->vars, in->qlen, in->now_ns);
+	return 0;
+}
+
+/* sch_pi.c change, or an estimate that moved: the design rules, once */
+static BENCH_OPAQUE u32 op_pi_derive(void *state, const struct bench_in *in)
+{
+	struct pi_bench *b = state;
+
+	pi_retune(&b->params, &b->vars, true);
+	return (u32)b->vars.a_frac;
+}
+
+/* autotune for the study: 4 HighSpeed TCP flows, 60 ms, 1 Gbit/s */
+static void bench_pi_autotune(void)
+{
+	struct pi_bench b;
+
+	pi_params_init(&b.params, LINK_PKT_BYTES);
+	b.params.limit_pkts = 2500;
+	b.params.target_pkts = 1000;
+	b.params.autotune = true;
+	b.params.flows = 4;
+	b.params.rtt_us = 60000;
+	b.params.response = PI_RESPONSE_HIGHSPEED;
+	pi_vars_init(&b.vars);
+
+	trace_fill(0x2545f4914f6cdd1dULL, 500, 1500, 0, 0);
+	bench("pi/autotune/dequeue", "pi_dequeued", op_pi_dequeue, &b, sizeof(b));
+	b.params.bandwidth_bps = LINK_BYTES_PS;
+	bench("pi/autotune/derive", "pi_retune (pi_design_rules, pi_discretise)",
+	      op_pi_derive, &b, sizeof(b));
 }
 
 /* --- REM ----------------------------------------------------------------- */
@@ -589,6 +633,7 @@ int main(int argc, char **argv)
 
 	bench_pi("default", false);
 	bench_pi("study", true);
+	bench_pi_autotune();
 	bench_rem("default", false);
 	bench_rem("study", true);
 	bench_blue("default", false);

@@ -65,6 +65,18 @@ def test_ecn(check):
               "ECN-capable packets are not dropped early (%d)" % last["early_drops"])
 
 
+def test_even_spacing(check):
+    with Lab() as lab:
+        shaped_pi(lab, "spacing even")
+        during, _ = load_then_idle(check, lab, "even spacing")
+        last = during[-1]
+        check(max(s["prob"] for s in during) > 0 and last["early_drops"] > 0,
+              "even spacing drops early (%d)" % last["early_drops"])
+        check(last["drops"] == last["early_drops"] + last["tail_drops"],
+              "qdisc drops = early + tail (%d = %d + %d)"
+              % (last["drops"], last["early_drops"], last["tail_drops"]))
+
+
 def design_a(pps, flows, rtt_s, period_s):
     """Gain a of the PI paper's rules for Reno senders (see kmod/core/pi.h)."""
     z = 2 * flows / (rtt_s ** 2 * pps)
@@ -165,6 +177,7 @@ def test_unload(check):
 def run(check):
     test_drops(check)
     test_ecn(check)
+    test_even_spacing(check)
     test_autotune(check)
     test_limit_trim(check)
     test_unload(check)

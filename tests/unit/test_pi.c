@@ -352,22 +352,52 @@ static void test_autotune(void)
 
 static void test_drop_decision(void)
 {
+	struct pi_params params;
 	struct pi_vars vars = { .prob = 0 };
 	uint64_t rng = 7;
 	long drops = 0, i, n = 1000000;
 
-	check(!pi_should_drop(&vars, 0) && !pi_should_drop(&vars, UINT32_MAX),
+	pi_params_init(&params, 1514);
+	check(!pi_should_drop(&params, &vars, 0) && !pi_should_drop(&params, &vars, UINT32_MAX),
 	      "p = 0 never drops");
 	vars.prob = PI_PROB_ONE;
-	check(pi_should_drop(&vars, 0) && pi_should_drop(&vars, UINT32_MAX),
+	check(pi_should_drop(&params, &vars, 0) && pi_should_drop(&params, &vars, UINT32_MAX),
 	      "p = 1 always drops");
 	vars.prob = PI_PROB_ONE / 10 * 3;
 	for (i = 0; i < n; i++)
-		drops += pi_should_drop(&vars, (uint32_t)test_rand64(&rng));
+		drops += pi_should_drop(&params, &vars, (uint32_t)test_rand64(&rng));
 	/* binomial: sd = sqrt(n p (1 - p)) = 458; allow 5 sd */
 	check(labs(drops - 300000) < 2300, "p = 0.3 drops %ld of %ld (expect 300000 +- 2300)",
 	      drops, n);
 }
+
+/* even spacing: the same rate as p, every gap 1/p rounded down or up */
+static void test_even_spacing(double p, long n)
+{
+	struct pi_params params;
+	struct pi_vars vars;
+	long drops = 0, last = -1, gap_min = n, gap_max = 0, i;
+
+	pi_params_init(&params, 1514);
+	params.even_spacing = true;
+	pi_vars_init(&vars);
+	vars.prob = (uint64_t)nearbyint(ldexp(p, PI_PROB_SHIFT));
+	for (i = 0; i < n; i++) {
+		if (!pi_should_drop(&params, &vars, 0))	/* rnd is ignored */
+			continue;
+		if (last >= 0) {
+			gap_min = i - last < gap_min ? i - last : gap_min;
+			gap_max = i - last > gap_max ? i - last : gap_max;
+		}
+		last = i;
+		drops++;
+	}
+	check(fabs(drops - p * n) <= 1 && gap_min >= (long)floor(1 / p) &&
+	      gap_max <= (long)ceil(1 / p),
+	      "even spacing at p = %g: %ld drops in %ld packets, gaps %ld to %ld", p, drops, n,
+	      gap_min, gap_max);
+}
+
 
 int main(void)
 {
@@ -383,6 +413,9 @@ int main(void)
 	test_clamp_and_extremes();
 	test_idle();
 	test_drop_decision();
+	test_even_spacing(0.3, 1000000);
+	test_even_spacing(1.5e-5, 10000000);
+	test_even_spacing(1.0, 1000);
 	test_log2_exp2();
 	test_rules_paper();
 	test_rules_match_reference();

@@ -38,6 +38,7 @@ enum {
 	TCA_PI_FLOWS,		/* u32, autotune: fewest flows */
 	TCA_PI_BANDWIDTH,	/* u64, autotune: link rate in bytes/s; 0 = estimate */
 	TCA_PI_RESPONSE,	/* u32, autotune: TC_PI_RESPONSE_* */
+	TCA_PI_SPACING,		/* u32, TC_PI_SPACING_*: how drops are spread */
 	__TCA_PI_MAX
 };
 
@@ -48,6 +49,13 @@ enum {
 	TC_PI_RESPONSE_RENO,		/* the PI paper's model */
 	TC_PI_RESPONSE_HIGHSPEED,	/* HighSpeed TCP, RFC 3649 */
 	__TC_PI_RESPONSE_MAX
+};
+
+/* which packets carry the probability p's drops */
+enum {
+	TC_PI_SPACING_RANDOM,		/* each with probability p (ns-2) */
+	TC_PI_SPACING_EVEN,		/* every 1/p-th, by accumulated p */
+	__TC_PI_SPACING_MAX
 };
 
 /* where the gains in use come from */
