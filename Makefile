@@ -8,14 +8,23 @@
 #
 # KDIR: kernel build tree; default the running kernel's, else the newest
 # Debian linux-headers-*-amd64.
+# KROOT: instead, another Debian suite's kernel, from a root made by
+# tools/kernel-root: modules are built inside it with its own compiler
+# (tools/in-root) and the VM tests boot that kernel (make functional KROOT=..).
 
 QDISCS     ?= $(patsubst tc-patches/q_%.c,%,$(wildcard tc-patches/q_*.c))
 BUILD      := $(CURDIR)/build
 
+ifneq ($(KROOT),)
+KVER := $(shell cat $(KROOT)/version 2>/dev/null)
+KDIR := /usr/src/linux-headers-$(KVER)
+IN_KROOT := $(CURDIR)/tools/in-root $(KROOT)/root
+else
 KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
 	$(lastword $(sort $(wildcard /usr/src/linux-headers-*-amd64))))
 KVER := $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' \
 	$(KDIR)/include/generated/utsrelease.h 2>/dev/null)
+endif
 KMOD_OUT := $(BUILD)/kmod/$(KVER)
 
 IPROUTE2   := $(BUILD)/iproute2
@@ -37,7 +46,7 @@ CPPCHECK_FLAGS := -q --enable=warning,style,performance,portability --std=c11 \
 	--error-exitcode=1 --suppress=missingIncludeSystem --suppress=variableScope \
 	-I$(IPROUTE2)/include -I$(IPROUTE2)/tc -I$(CURDIR)/kmod/include/uapi
 
-VM_RUN := $(CURDIR)/testbed/vm/run
+VM_RUN := $(CURDIR)/testbed/vm/run $(if $(KROOT),--root $(KROOT))
 SAMPLER := $(BUILD)/testbed/sampler
 
 CHECKPATCH := $(BUILD)/checkpatch/scripts/checkpatch.pl
@@ -50,7 +59,7 @@ IPROUTE2_PATCHES := tc-patches/iproute2-6.1
 .PHONY: all modules plugins unit test functional fuzz fuzz-long demo reproduce check \
 	install uninstall dkms-install dkms-uninstall install-test \
 	patched-tc-test bench bench-core clean iproute2-patches \
-	testbed-test
+	testbed-test kernel-matrix
 
 all: modules plugins $(SAMPLER)
 
@@ -58,12 +67,12 @@ $(SAMPLER): testbed/sampler.c kmod/include/uapi/linux/pkt_sched_aqm.h
 	$(MAKE) -C testbed BUILD=$(BUILD)
 
 modules:
-	@test -n "$(KVER)" || { echo "no kernel headers found: set KDIR" >&2; exit 1; }
+	@test -n "$(KVER)" || { echo "no kernel headers found: set KDIR or KROOT" >&2; exit 1; }
 	@mkdir -p $(KMOD_OUT)
 	@rsync -a --delete --exclude='*.o' --exclude='*.ko' --exclude='*.mod*' \
 		--exclude='.*.cmd' --exclude=Module.symvers --exclude=modules.order \
 		$(CURDIR)/kmod/ $(KMOD_OUT)/
-	$(MAKE) -C $(KDIR) M=$(KMOD_OUT) W=1 QDISCS="$(QDISCS)" modules
+	$(IN_KROOT) $(MAKE) -C $(KDIR) M=$(KMOD_OUT) W=1 QDISCS="$(QDISCS)" modules
 
 plugins: $(TC_PLUGINS)
 
@@ -161,6 +170,20 @@ functional: all
 	$(VM_RUN) --kernel $(KVER) -- tests/functional/run --log $(BUILD)/results/functional.log \
 		|| echo "FAIL: vm: functional run exited $$?" >> $(BUILD)/results/functional.log
 
+# Debian 13's and unstable's kernels (tools/kernel-root, cached in
+# ~/.cache/classic-aqm): modules built for each, the functional tests booted
+# on MATRIX_TEST's (the traffic and lifecycle tests with the plugins, the
+# declarative cases with the patched tc), the README's kernel table checked
+# against what ran
+KERNEL_SUITES ?= trixie sid
+MATRIX_TEST ?= trixie
+MATRIX_TEST_ARGS ?= --no-declarative
+kernel-matrix: all $(PATCHED_TC)
+	@mkdir -p $(BUILD)/results
+	tools/kernel-matrix --system-kernel $(KVER) --suites "$(KERNEL_SUITES)" \
+		--test "$(MATRIX_TEST)" --test-args "$(MATRIX_TEST_ARGS)" \
+		--patched-tc $(PATCHED_TC) --log $(BUILD)/results/kernels.log || true
+
 # the dumbbell's fidelity check and a short pi run; under TCG it needs an
 # otherwise idle host (a busy one pauses the guest and fails fidelity)
 testbed-test: all
@@ -173,9 +196,9 @@ test:
 	@$(MAKE) --no-print-directory check
 	@$(MAKE) --no-print-directory unit
 	@$(MAKE) --no-print-directory functional
+	@$(MAKE) --no-print-directory kernel-matrix
 	@$(MAKE) --no-print-directory fuzz
 	@$(MAKE) --no-print-directory install-test
-	@$(MAKE) --no-print-directory patched-tc-test
 	@$(MAKE) --no-print-directory testbed-test
 	@tests/summarize $(BUILD)/results/*.log
 

@@ -53,6 +53,7 @@ static const struct nla_policy pi_policy[TCA_PI_MAX + 1] = {
 	[TCA_PI_BANDWIDTH] = { .type = NLA_U64 },
 	[TCA_PI_RESPONSE] = NLA_POLICY_MAX(NLA_U32, __TC_PI_RESPONSE_MAX - 1),
 	[TCA_PI_SPACING] = NLA_POLICY_MAX(NLA_U32, __TC_PI_SPACING_MAX - 1),
+	[TCA_PI_MARGIN]	= NLA_POLICY_MAX(NLA_U32, PI_MARGIN_MAX_DEG),
 };
 
 /* the core's enums are the uapi's */
@@ -165,6 +166,8 @@ static int pi_change(struct Qdisc *sch, struct nlattr *opt,
 		params.response = nla_get_u32(tb[TCA_PI_RESPONSE]);
 	if (tb[TCA_PI_SPACING])
 		params.even_spacing = nla_get_u32(tb[TCA_PI_SPACING]) == TC_PI_SPACING_EVEN;
+	if (tb[TCA_PI_MARGIN])
+		params.margin_deg = nla_get_u32(tb[TCA_PI_MARGIN]);
 	params.pkt_bytes = max_t(u32, psched_mtu(qdisc_dev(sch)), 1);
 
 	if (params.target_pkts >= params.limit_pkts) {
@@ -231,7 +234,8 @@ static int pi_dump(struct Qdisc *sch, struct sk_buff *skb)
 			      TCA_PI_PAD) ||
 	    nla_put_u32(skb, TCA_PI_RESPONSE, READ_ONCE(q->params.response)) ||
 	    nla_put_u32(skb, TCA_PI_SPACING, READ_ONCE(q->params.even_spacing) ?
-			TC_PI_SPACING_EVEN : TC_PI_SPACING_RANDOM))
+			TC_PI_SPACING_EVEN : TC_PI_SPACING_RANDOM) ||
+	    nla_put_u32(skb, TCA_PI_MARGIN, READ_ONCE(q->params.margin_deg)))
 		goto nla_put_failure;
 
 	return nla_nest_end(skb, opts);

@@ -12,14 +12,16 @@ static void explain(void)
 		"              [ a A ] [ b B ] [ freq HZ ] [ ecn | noecn ]\n"
 		"              [ autotune [ rtt TIME ] [ flows N ]\n"
 		"                [ bandwidth RATE | bandwidth auto ]\n"
-		"                [ response reno | response highspeed ] | noautotune ]\n"
+		"                [ response reno | response highspeed ]\n"
+		"                [ margin DEGREES ] | noautotune ]\n"
 		"              [ spacing random | spacing even ]\n"
 		"  A, B: gains in [0, 1) (defaults 1.822e-5, 1.816e-5)\n"
 		"  HZ: update frequency in [0.01, 100000] (default 170)\n"
 		"  autotune: derive A and B from the PI paper's rules for a link of\n"
 		"  RATE (default auto: the measured dequeue rate), at least N flows\n"
 		"  (default 1) and round-trip times at most TIME in [1us, 10s]\n"
-		"  (default 200ms)\n"
+		"  (default 200ms); margin: the phase margin that places the\n"
+		"  crossover, in [1, 89] degrees (default 0: the paper's wg = z)\n"
 		"  spacing even: drop every 1/p-th packet, not each with probability p\n");
 }
 
@@ -30,6 +32,8 @@ static int pi_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 	bool has_b = false, has_freq = false, has_rtt = false;
 	bool has_flows = false, has_bandwidth = false;
 	__u32 limit = 0, target = 0, freq_mhz = 0, rtt_us = 0, flows = 0;
+	__u32 margin = 0;
+	bool has_margin = false;
 	__u64 a = 0, b = 0, bandwidth = 0;
 	int ecn = -1, autotune = -1, response = -1, spacing = -1;
 	struct rtattr *tail;
@@ -98,6 +102,12 @@ static int pi_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 				response = TC_PI_RESPONSE_HIGHSPEED;
 			else
 				return aqm_illegal("pi", "response", "must be reno or highspeed");
+		} else if (strcmp(*argv, "margin") == 0) {
+			AQM_NEXT_ARG("pi");
+			if (get_u32(&margin, *argv, 10) || margin > 89)
+				return aqm_illegal("pi", "margin",
+						   "must be a phase margin in [0, 89] degrees");
+			has_margin = true;
 		} else if (strcmp(*argv, "spacing") == 0) {
 			AQM_NEXT_ARG("pi");
 			if (strcmp(*argv, "random") == 0)
@@ -149,6 +159,8 @@ static int pi_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 		addattr32(n, 1024, TCA_PI_RESPONSE, response);
 	if (spacing != -1)
 		addattr32(n, 1024, TCA_PI_SPACING, spacing);
+	if (has_margin)
+		addattr32(n, 1024, TCA_PI_MARGIN, margin);
 	addattr_nest_end(n, tail);
 	return 0;
 }
@@ -176,6 +188,14 @@ static void pi_print_autotune(struct rtattr *tb[])
 	if (aqm_has(tb, TCA_PI_RESPONSE, sizeof(__u32)))
 		print_string(PRINT_ANY, "response", "response %s ",
 			     pi_response_name(rta_getattr_u32(tb[TCA_PI_RESPONSE])));
+	/* 0, the paper's crossover, is the default: shown in JSON only */
+	if (aqm_has(tb, TCA_PI_MARGIN, sizeof(__u32))) {
+		__u32 margin = rta_getattr_u32(tb[TCA_PI_MARGIN]);
+
+		print_uint(PRINT_JSON, "margin", NULL, margin);
+		if (margin)
+			print_uint(PRINT_FP, NULL, "margin %u ", margin);
+	}
 }
 
 static int pi_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)

@@ -28,7 +28,14 @@
  * (RFC 3649: W = 0.12 / p^0.835 above 38 packets, decrease b(W) after a
  * loss) linearising its fluid model dW/dt = a(W)/R - b(W) W^2 p / R gives
  * p_TCP = e b(W) W p / R and G = N b(W) W^2 / R^2 with e = 1/0.835: the
- * same rules, for the senders actually there. C is the configured bandwidth
+ * same rules, for the senders actually there.
+ *
+ * The crossover wg = z keeps almost 90 degrees of phase margin, and so a
+ * loop as slow as the senders' pole (seconds at high speed). With a phase
+ * margin PM configured, wg is placed where the loop, with the pole
+ * cancelled by z, has that margin: wg R = x solving atan(x) + x = 90 - PM
+ * degrees (pi_margin_wgr_q32[]), and K = z wg sqrt(1 + (wg R)^2) / (G R)
+ * keeps |L(j wg)| = 1. C is the configured bandwidth
  * or the dequeue-rate estimate, and the gains are derived again when C
  * moves by more than 1/2^PI_RETUNE_SHIFT. The rules are evaluated in the
  * log2 domain (fixed_log2.h), K/z and K T/2 separately so that a - b = K T
@@ -69,6 +76,7 @@
 #define PI_DEFAULT_FLOWS	1
 #define PI_RTT_MAX_US		10000000	/* 10 s */
 #define PI_RETUNE_SHIFT		3		/* re-derive at 12.5% */
+#define PI_MARGIN_MAX_DEG	89		/* 0 = the paper's wg = z */
 
 /* Senders' response function the autotuned design assumes */
 enum pi_response {
@@ -117,6 +125,8 @@ enum pi_gains_source {
  *			into packets
  * @response:		autotune: senders' response function, pi_response
  * @even_spacing:	drop at regular intervals of 1/p packets, not at random
+ * @margin_deg:		autotune: phase margin that places the crossover,
+ *			degrees; 0 = the paper's wg = z
  */
 struct pi_params {
 	u32 limit_pkts;
@@ -132,6 +142,7 @@ struct pi_params {
 	u32 pkt_bytes;
 	u32 response;
 	bool even_spacing;
+	u32 margin_deg;
 };
 
 /**
@@ -188,6 +199,7 @@ static inline void pi_params_init(struct pi_params *params, u32 pkt_bytes)
 	params->pkt_bytes = pkt_bytes;
 	params->response = PI_RESPONSE_RENO;
 	params->even_spacing = false;
+	params->margin_deg = 0;
 }
 
 /* Control state; the gains in use are set by pi_retune() */
@@ -225,25 +237,54 @@ static inline s64 pi_mul_q32(u64 x, s64 y)
 	return (s64)aqm_s128_mul_frac(x, y, AQM_LOG2_SHIFT).lo;
 }
 
+/*
+ * wg R = x for a phase margin of PM degrees, Q32, index PM - 1: the root of
+ * atan(x) + x = (90 - PM) degrees, the phase the delay e^-sR and the pole
+ * 1/R take at the crossover. Checked against atan() by the unit tests.
+ */
+static const u32 pi_margin_wgr_q32[PI_MARGIN_MAX_DEG] = {
+	3647594823, 3600274826, 3553144005, 3506201675, 3459447108,
+	3412879527, 3366498108, 3320301979, 3274290223, 3228461875,
+	3182815924, 3137351311, 3092066933, 3046961641, 3002034239,
+	2957283488, 2912708103, 2868306754, 2824078069, 2780020631,
+	2736132981, 2692413618, 2648860997, 2605473533, 2562249602,
+	2519187536, 2476285631, 2433542142, 2390955285, 2348523241,
+	2306244152, 2264116124, 2222137227, 2180305498, 2138618937,
+	2097075512, 2055673158, 2014409778, 1973283244, 1932291396,
+	1891432046, 1850702976, 1810101939, 1769626661, 1729274841,
+	1689044152, 1648932241, 1608936731, 1569055221, 1529285287,
+	1489624481, 1450070334, 1410620356, 1371272037, 1332022847,
+	1292870236, 1253811637, 1214844465, 1175966117, 1137173974,
+	1098465402, 1059837751, 1021288357, 982814543, 944413615,
+	906082871, 867819594, 829621057, 791484520, 753407234,
+	715386441, 677419371, 639503247, 601635284, 563812688,
+	526032658, 488292387, 450589061, 412919860, 375281959,
+	337672528, 300088732, 262527733, 224986689, 187462755,
+	149953083, 112454824, 74965126, 37481136,
+};
+
 /**
  * pi_design_rules() - the PI paper's design for a given link
  * @cap_q16:	C, packets per second, Q16, not 0
  * @flows:	N, not 0
  * @rtt_us:	R, not 0
  * @response:	senders' response function, pi_response
+ * @margin_deg:	phase margin placing the crossover, 1..PI_MARGIN_MAX_DEG
+ *		degrees; 0 = wg = z
  * @d:		the design, written
  *
  * See the top of this file; HighSpeed TCP below its low window (38
  * packets) is Reno, and so is its design.
  */
 static inline void pi_design_rules(u64 cap_q16, u32 flows, u32 rtt_us,
-				   u32 response, struct pi_design *d)
+				   u32 response, u32 margin_deg,
+				   struct pi_design *d)
 {
 	s64 log2_c = aqm_log2_q32(cap_q16, AQM_DQ_RATE_SHIFT);
 	s64 log2_n = aqm_log2_q32(flows, 0);
 	s64 log2_r = aqm_log2_q32(rtt_us, 0) - PI_LOG2_1E6;
 	s64 log2_w = log2_r + log2_c - log2_n;
-	s64 log2_g, log2_sqrt;
+	s64 log2_g, log2_wg, log2_sqrt;
 	u64 x2_q32;
 
 	if (response == PI_RESPONSE_HIGHSPEED && log2_w > PI_HS_LOG2_LOW_WINDOW) {
@@ -263,13 +304,19 @@ static inline void pi_design_rules(u64 cap_q16, u32 flows, u32 rtt_us,
 		log2_g = 2 * log2_c - (s64)AQM_LOG2_ONE - log2_n;
 	}
 
-	/* wg = z; sqrt(1 + (wg R)^2), (wg R)^2 saturating far above 1 */
-	x2_q32 = aqm_exp2_q32(2 * (d->log2_z + log2_r), AQM_LOG2_SHIFT);
+	if (margin_deg && margin_deg <= PI_MARGIN_MAX_DEG)
+		log2_wg = aqm_log2_q32(pi_margin_wgr_q32[margin_deg - 1],
+				       AQM_LOG2_SHIFT) - log2_r;
+	else
+		log2_wg = d->log2_z;
+
+	/* sqrt(1 + (wg R)^2), (wg R)^2 saturating far above 1 */
+	x2_q32 = aqm_exp2_q32(2 * (log2_wg + log2_r), AQM_LOG2_SHIFT);
 	if (x2_q32 > U64_MAX - AQM_LOG2_ONE)
 		x2_q32 = U64_MAX - AQM_LOG2_ONE;
 	log2_sqrt = aqm_log2_q32(x2_q32 + AQM_LOG2_ONE, AQM_LOG2_SHIFT) / 2;
 
-	d->log2_k = 2 * d->log2_z + log2_sqrt - log2_g - log2_r;
+	d->log2_k = d->log2_z + log2_wg + log2_sqrt - log2_g - log2_r;
 }
 
 /**
@@ -340,7 +387,8 @@ static inline void pi_retune(const struct pi_params *params,
 	if (!force && vars->tuned_q16 && !pi_capacity_moved(cap_q16, vars->tuned_q16))
 		return;
 
-	pi_design_rules(cap_q16, params->flows, params->rtt_us, params->response, &d);
+	pi_design_rules(cap_q16, params->flows, params->rtt_us, params->response,
+			params->margin_deg, &d);
 	pi_discretise(&d, pi_update_period_ns(params), &vars->a_frac, &vars->b_frac);
 	vars->tuned_q16 = cap_q16;
 	vars->source = params->bandwidth_bps ? PI_GAINS_BANDWIDTH : PI_GAINS_ESTIMATE;

@@ -26,7 +26,8 @@ INITIAL = {
 CHANGES = {
     "pi": ("limit 500", "target 200", "a 1e-6", "b 9e-7", "freq 100", "ecn", "noecn",
            "autotune", "rtt 50ms", "flows 8", "bandwidth 10mbit", "response highspeed",
-           "bandwidth auto", "response reno", "noautotune", "spacing even", "spacing random",
+           "bandwidth auto", "response reno", "margin 60", "margin 0", "noautotune",
+           "spacing even", "spacing random",
            "limit 1000"),
     "rem": ("limit 500", "target 200", "gamma 0.01", "phi 1.01", "alpha 0.5",
             "interval 5ms", "inw 0.5", "bandwidth 10mbit", "bandwidth auto", "ecn",

@@ -39,7 +39,8 @@ static const struct kind kinds[] = {
 		[TCA_PI_LIMIT] = 4, [TCA_PI_TARGET] = 4, [TCA_PI_A] = 8,
 		[TCA_PI_B] = 8, [TCA_PI_FREQ] = 4, [TCA_PI_ECN] = 4,
 		[TCA_PI_AUTOTUNE] = 4, [TCA_PI_RTT] = 4, [TCA_PI_FLOWS] = 4,
-		[TCA_PI_BANDWIDTH] = 8, [TCA_PI_RESPONSE] = 4 } },
+		[TCA_PI_BANDWIDTH] = 8, [TCA_PI_RESPONSE] = 4,
+		[TCA_PI_SPACING] = 4, [TCA_PI_MARGIN] = 4 } },
 	{ "rem", TCA_REM_MAX, {
 		[TCA_REM_LIMIT] = 4, [TCA_REM_TARGET] = 4, [TCA_REM_GAMMA] = 8,
 		[TCA_REM_PHI] = 8, [TCA_REM_ALPHA] = 8, [TCA_REM_INTERVAL] = 4,

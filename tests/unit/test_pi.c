@@ -3,6 +3,7 @@
  * Unit tests of the PI core (kmod/core/pi.h) against a double-precision
  * reference of the same control law.
  */
+#include <complex.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -199,12 +200,30 @@ static void test_log2_exp2(void)
 /* The design rules in doubles, written from the formulas of pi.h */
 struct ref_design {
 	double z, k, a, b;
+	double pole, gain;	/* p_TCP and G of the plant */
 };
 
-static struct ref_design ref_rules(double c, double n, double r, double t,
-				   bool highspeed)
+/* wg R for a phase margin of @pm degrees: atan(x) + x = 90 - pm, bisected */
+static double ref_margin_wgr(double pm)
 {
-	double w = r * c / n, pole, gain;
+	double lo = 0, hi = 10, want = M_PI / 2 - pm * M_PI / 180;
+	int i;
+
+	for (i = 0; i < 200; i++) {
+		double mid = (lo + hi) / 2;
+
+		if (atan(mid) + mid < want)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static struct ref_design ref_rules(double c, double n, double r, double t,
+				   bool highspeed, unsigned int margin)
+{
+	double w = r * c / n, pole, gain, wg;
 	struct ref_design d;
 
 	if (highspeed && w > 38) {
@@ -218,7 +237,10 @@ static struct ref_design ref_rules(double c, double n, double r, double t,
 		gain = c * c / (2 * n);
 	}
 	d.z = pole;
-	d.k = pole * pole * sqrt(1 + pole * r * pole * r) / (gain * r);
+	d.pole = pole;
+	d.gain = gain;
+	wg = margin ? ref_margin_wgr(margin) / r : pole;
+	d.k = pole * wg * sqrt(1 + wg * r * wg * r) / (gain * r);
 	d.a = d.k * (1 / d.z + t / 2);
 	d.b = d.k * (1 / d.z - t / 2);
 	return d;
@@ -235,7 +257,7 @@ static void test_rules_paper(void)
 	uint64_t a, b;
 
 	/* C = 3750 packets/s, N = 60, R = 0.246 s: the PI paper's example */
-	pi_design_rules(3750ULL << 16, 60, 246000, PI_RESPONSE_RENO, &d);
+	pi_design_rules(3750ULL << 16, 60, 246000, PI_RESPONSE_RENO, 0, &d);
 	check(fabs(exp2(ldexp((double)d.log2_z, -32)) - 0.529) < 0.0005 &&
 	      fabs(exp2(ldexp((double)d.log2_k, -32)) - 9.78e-6) < 0.005e-6,
 	      "Reno rules for the paper's link: z = %.4f (0.529), K = %.4g (9.78e-6)",
@@ -254,27 +276,74 @@ static void test_rules_paper(void)
 static void test_rules_match_reference(void)
 {
 	static const double rates_mbit[] = { 10, 200, 400, 600, 800, 1000, 10000 };
+	static const unsigned int margins[] = { 0, 30, 60, 89 };
 	double worst_a = 0, worst_kt = 0;
-	unsigned int i, resp;
+	unsigned int i, m, resp;
 
 	for (resp = 0; resp < 2; resp++) {
 		for (i = 0; i < sizeof(rates_mbit) / sizeof(rates_mbit[0]); i++) {
+		for (m = 0; m < sizeof(margins) / sizeof(margins[0]); m++) {
 			double c = rates_mbit[i] * 1e6 / 8 / 1514, t = 1 / 170.0;
-			struct ref_design want = ref_rules(c, 4, 0.06, t, resp);
+			struct ref_design want = ref_rules(c, 4, 0.06, t, resp, margins[m]);
 			struct pi_design d;
 			uint64_t a, b;
 
-			pi_design_rules((uint64_t)nearbyint(ldexp(c, 16)), 4, 60000, resp, &d);
+			pi_design_rules((uint64_t)nearbyint(ldexp(c, 16)), 4, 60000, resp,
+					margins[m], &d);
 			pi_discretise(&d, 5882352, &a, &b);
 			worst_a = fmax(worst_a, fabs(frac_to_double(a) / want.a - 1));
 			/* a - b is a few units of 2^-64 at 10 Gbit/s (Reno) */
 			worst_kt = fmax(worst_kt, (fabs(frac_to_double(a - b) - (want.a - want.b)) -
 						   ldexp(2, -64)) / (want.a - want.b));
 		}
+		}
 	}
 	check(worst_a < 1e-6 && worst_kt < 1e-4,
-	      "Reno and HighSpeed rules, 10 Mbit/s to 10 Gbit/s: a within %.2g, a - b within %.2g (+ 2^-63) of doubles",
+	      "Reno and HighSpeed rules, 10 Mbit/s to 10 Gbit/s, margin 0/30/60/89: a within %.2g, a - b within %.2g (+ 2^-63) of doubles",
 	      worst_a, worst_kt);
+}
+
+static void test_margin_table(void)
+{
+	double worst = 0;
+	unsigned int pm;
+
+	for (pm = 1; pm <= PI_MARGIN_MAX_DEG; pm++)
+		worst = fmax(worst, fabs(ldexp(pi_margin_wgr_q32[pm - 1], -32) -
+					 ref_margin_wgr(pm)));
+	check(worst < 1e-9, "margin table: wg R for 1..89 degrees within %.2g of atan(x) + x = 90 - PM",
+	      worst);
+}
+
+/*
+ * The loop the design closes, L(s) = C(s) P(s) with the kernel's z and K
+ * and the reference plant P(s) = G e^-sR / ((s + p_TCP)(s + 1/R)),
+ * evaluated in doubles at the crossover asked for: |L| = 1 and the phase
+ * margin as asked (HighSpeed senders at 1 Gbit/s, R = 60 ms).
+ */
+static void test_margin_loop(void)
+{
+	double c = 1e9 / 8 / 1514, r = 0.06, worst_gain = 0, worst_pm = 0;
+	unsigned int pm;
+
+	for (pm = 10; pm <= 80; pm += 10) {
+		struct ref_design ref = ref_rules(c, 4, r, 0, true, pm);
+		double complex s = I * ref_margin_wgr(pm) / r, l;
+		double z, k;
+		struct pi_design d;
+
+		pi_design_rules((uint64_t)nearbyint(ldexp(c, 16)), 4, 60000,
+				PI_RESPONSE_HIGHSPEED, pm, &d);
+		z = exp2(ldexp((double)d.log2_z, -32));
+		k = exp2(ldexp((double)d.log2_k, -32));
+		l = k * (s / z + 1) / s * ref.gain * cexp(-s * r) /
+		    ((s + ref.pole) * (s + 1 / r));
+		worst_gain = fmax(worst_gain, fabs(cabs(l) - 1));
+		worst_pm = fmax(worst_pm, fabs(180 + carg(l) * 180 / M_PI - pm));
+	}
+	check(worst_gain < 1e-6 && worst_pm < 1e-4,
+	      "margin 10..80 degrees: |L(j wg)| = 1 within %.2g, phase margin within %.2g degrees",
+	      worst_gain, worst_pm);
 }
 
 /* n dequeues at @pps with the queue backlogged, from *now_ns on */
@@ -316,7 +385,7 @@ static void test_autotune(void)
 	check(fabs(c / 8333.3 - 1) < 0.001,
 	      "the estimator converges on a 8333.3 packets/s dequeue rate (%.1f)", c);
 	pi_update(&params, &vars, 1000);
-	want = ref_rules(c, 4, 0.06, 1 / 170.0, true);
+	want = ref_rules(c, 4, 0.06, 1 / 170.0, true, 0);
 	check(vars.source == PI_GAINS_ESTIMATE &&
 	      fabs(frac_to_double(vars.a_frac) / want.a - 1) < 1e-6,
 	      "gains derive from the estimate: a = %.4g (%.4g)", frac_to_double(vars.a_frac),
@@ -330,7 +399,7 @@ static void test_autotune(void)
 	feed_rate(&params, &vars, 8333.3 * 2, 40000, &now);
 	pi_update(&params, &vars, 1000);
 	c = ldexp((double)vars.tuned_q16, -16);
-	want = ref_rules(c, 4, 0.06, 1 / 170.0, true);
+	want = ref_rules(c, 4, 0.06, 1 / 170.0, true, 0);
 	check(fabs(c / (8333.3 * 2) - 1) < 0.01 && vars.a_frac != a_before &&
 	      fabs(frac_to_double(vars.a_frac) / want.a - 1) < 1e-6,
 	      "the rate doubles: gains re-derived at %.1f packets/s, a = %.4g", c,
@@ -339,7 +408,7 @@ static void test_autotune(void)
 	params.bandwidth_bps = 125000000;	/* 1 Gbit/s of 1500-byte packets */
 	pi_retune(&params, &vars, true);
 	c = ldexp((double)vars.tuned_q16, -16);
-	want = ref_rules(125e6 / 1500, 4, 0.06, 1 / 170.0, true);
+	want = ref_rules(125e6 / 1500, 4, 0.06, 1 / 170.0, true, 0);
 	check(vars.source == PI_GAINS_BANDWIDTH && fabs(c - 125e6 / 1500) < 0.001 &&
 	      fabs(frac_to_double(vars.a_frac) / want.a - 1) < 1e-6,
 	      "a configured bandwidth gives C = %.3f packets/s and its gains", c);
@@ -419,6 +488,8 @@ int main(void)
 	test_log2_exp2();
 	test_rules_paper();
 	test_rules_match_reference();
+	test_margin_table();
+	test_margin_loop();
 	test_autotune();
 	return aqm_test_failures ? 1 : 0;
 }

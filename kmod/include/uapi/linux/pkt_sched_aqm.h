@@ -39,6 +39,7 @@ enum {
 	TCA_PI_BANDWIDTH,	/* u64, autotune: link rate in bytes/s; 0 = estimate */
 	TCA_PI_RESPONSE,	/* u32, autotune: TC_PI_RESPONSE_* */
 	TCA_PI_SPACING,		/* u32, TC_PI_SPACING_*: how drops are spread */
+	TCA_PI_MARGIN,		/* u32, autotune: phase margin, degrees; 0 = wg = z */
 	__TCA_PI_MAX
 };
 
