@@ -206,3 +206,23 @@ def jitter(samples, interval_us):
             "late_p50_us": percentile(late, 50), "late_p99_us": percentile(late, 99),
             "late_max_us": max(late) if late else None,
             "gaps_over_interval": sum(g > interval_us for g in gaps)}
+
+
+def highspeed_decrease(window_pkts):
+    """RFC 3649's decrease b(W): 0.5 at 38 packets down to 0.1 at 83000,
+    linear in log W."""
+    w = min(max(window_pkts, 38.0), 83000.0)
+    return 0.5 - 0.4 * (math.log(w) - math.log(38)) / (math.log(83000) - math.log(38))
+
+
+def sawtooth_sd_pkts(rate_pkts_s, rtt_s, flows):
+    """The queue's standard deviation that HighSpeed TCP's window cuts alone
+    make, for a link kept busy: each flow of window W = C RTT / N drops
+    b(W) W packets at a loss and climbs back linearly, a sawtooth of that
+    height (sd = height / sqrt 12). Flows cut in turn, evenly interleaved,
+    make one such sawtooth; independent ones add variances (sqrt N times
+    more). Returns (interleaved, independent)."""
+    window = rate_pkts_s * rtt_s / flows
+    height = highspeed_decrease(window) * window
+    one = height / math.sqrt(12)
+    return one, one * math.sqrt(flows)

@@ -102,10 +102,15 @@ def test_autotune(check):
         last = during[-1]
         first_tuned = last["tuned_capacity"]
         pps = 10e6 / 8 / 1514
+        # the gains follow the estimate within the 12.5% that re-derives
+        # them; the estimate follows the link, which htb under TCG holds
+        # only to a few percent (so 15%, not the unit test's 0.1%)
+        est = last["rate_estimate"]
         check(last["gains_source"] == "autotune-estimate" and
-              abs(last["tuned_capacity"] / pps - 1) < 0.1,
-              "gains derive from the estimated rate (%.0f packets/s, link %.0f)"
-              % (last["tuned_capacity"], pps))
+              abs(est / pps - 1) < 0.15 and
+              abs(last["tuned_capacity"] / est - 1) <= 0.126,
+              "gains derive from the estimated rate (derived at %.0f packets/s, "
+              "estimate %.0f, link %.0f)" % (last["tuned_capacity"], est, pps))
         want = design_a(last["tuned_capacity"], 4, 0.020, 1 / 170)
         check(abs(last["gain_a"] / want - 1) < 1e-3,
               "gain a follows the rules (%.4g, rules %.4g)" % (last["gain_a"], want))
