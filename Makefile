@@ -96,7 +96,7 @@ $(BUILD)/unit-san/test_%: tests/unit/test_%.c tests/unit/aqm_test.h kmod/core/*.
 # UBSan (a line per binary: no check fails and no sanitizer reports)
 unit: $(UNIT_TESTS) $(UNIT_SAN_TESTS)
 	@mkdir -p $(BUILD)/results
-	@{ for t in $(UNIT_TESTS); do \
+	@{ for t in $(UNIT_TESTS) tests/unit/test_analysis.py; do \
 		$$t || echo "FAIL: unit: $$(basename $$t) exited $$?"; \
 	  done; \
 	  for t in $(UNIT_SAN_TESTS); do \
@@ -131,12 +131,14 @@ $(PATCHED_TC): $(IPROUTE2)/.version $(wildcard $(IPROUTE2_PATCHES)/*.patch)
 	cd $(PATCHED_IPROUTE2) && ./configure >/dev/null && \
 		$(MAKE) -s SUBDIRS="lib tc" >/dev/null
 
+PATCHED_TC_LOG ?= $(BUILD)/results/patched-tc.log
+PATCHED_TC_LABEL ?= patched-tc
 patched-tc-test: all $(PATCHED_TC)
-	@mkdir -p $(BUILD)/results
+	@mkdir -p $(dir $(PATCHED_TC_LOG))
 	$(VM_RUN) --kernel $(KVER) -- env PATH=$(dir $(PATCHED_TC)):$$PATH \
-		TC_LIB_DIR=/nonexistent tests/functional/run --no-traffic --label patched-tc \
-		--log $(BUILD)/results/patched-tc.log \
-		|| echo "FAIL: vm: patched tc run exited $$?" >> $(BUILD)/results/patched-tc.log
+		TC_LIB_DIR=/nonexistent tests/functional/run --no-traffic \
+		--label $(PATCHED_TC_LABEL) --log $(PATCHED_TC_LOG) \
+		|| echo "FAIL: vm: patched tc run exited $$?" >> $(PATCHED_TC_LOG)
 
 BENCH_CORE := $(BUILD)/bench/core_bench
 BENCH_OUT  ?= results/bench/core.md
@@ -182,7 +184,7 @@ kernel-matrix: all $(PATCHED_TC)
 	@mkdir -p $(BUILD)/results
 	tools/kernel-matrix --system-kernel $(KVER) --suites "$(KERNEL_SUITES)" \
 		--test "$(MATRIX_TEST)" --test-args "$(MATRIX_TEST_ARGS)" \
-		--patched-tc $(PATCHED_TC) --log $(BUILD)/results/kernels.log || true
+		--patched-tc --log $(BUILD)/results/kernels.log || true
 
 # the dumbbell's fidelity check and a short pi run; under TCG it needs an
 # otherwise idle host (a busy one pauses the guest and fails fidelity)

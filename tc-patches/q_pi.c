@@ -21,7 +21,7 @@ static void explain(void)
 		"  RATE (default auto: the measured dequeue rate), at least N flows\n"
 		"  (default 1) and round-trip times at most TIME in [1us, 10s]\n"
 		"  (default 200ms); margin: the phase margin that places the\n"
-		"  crossover, in [1, 89] degrees (default 0: the paper's wg = z)\n"
+		"  crossover, in [0, 89] degrees (default 0: the paper's wg = z)\n"
 		"  spacing even: drop every 1/p-th packet, not each with probability p\n");
 }
 

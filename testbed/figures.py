@@ -186,18 +186,27 @@ def into_readme(out, begin, end, text):
             f.write(head + begin + "\n" + text + end + tail)
 
 
+def sweep_dir(out, name, rate):
+    """The sweep's point at the table's rate is the (longer) table run."""
+    if rate == study.TABLE_RATE_MBIT:
+        return os.path.join(out, "table", name)
+    return os.path.join(out, "sweep", "%dmbit" % rate, name)
+
+
 def sweep(out):
-    """Fig. 5 from out/sweep/, when any sweep run is usable."""
+    """Fig. 5 from out/sweep/ (and out/table/ at the table's rate), when any
+    sweep run is usable."""
     points = {}
     for name, label, *_ in study.STUDY:
         for rate in study.SWEEP_RATES_MBIT:
-            summ = load(os.path.join(out, "sweep", "%dmbit" % rate, name))
+            summ = load(sweep_dir(out, name, rate))
             if usable(summ):
                 points.setdefault(label, []).append(
                     (rate, 100 * summ["results"]["utilisation"],
-                     summ["results"]["queue_pkts"]["mean"]))
-    if not points:
-        return []
+                     summ["results"]["queue_pkts"]["mean"], summ["nominal"]["duration_s"],
+                     summ["scale"]))
+    if all(p[0] == study.TABLE_RATE_MBIT for pts in points.values() for p in pts):
+        return []  # the table alone is no sweep
     plt = pyplot()
     fig, (ax_u, ax_q) = plt.subplots(1, 2, figsize=(11, 4))
     for label, pts in points.items():
@@ -209,13 +218,18 @@ def sweep(out):
         ax.set_xlabel("bottleneck rate (Mbit/s)")
         ax.grid(alpha=0.3)
     ax_u.legend(fontsize=8)
+    lengths = sorted({"%g s" % p[3] for pts in points.values() for p in pts
+                      if p[0] != study.TABLE_RATE_MBIT})
+    fig.suptitle("nominal run length %s; at %d Mbit/s the Table 1 runs" %
+                 (", ".join(lengths), study.TABLE_RATE_MBIT), fontsize=9)
     fig.tight_layout()
     path = os.path.join(out, "fig5_bandwidth.png")
     fig.savefig(path, dpi=90)
     plt.close(fig)
     with open(os.path.join(out, "fig5.csv"), "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["configuration", "rate_mbit", "utilisation_pct", "queue_mean_pkts"])
+        w.writerow(["configuration", "rate_mbit", "utilisation_pct", "queue_mean_pkts",
+                    "duration_nominal_s", "scale"])
         for label, pts in points.items():
             w.writerows([label, *p] for p in pts)
     return [path]
