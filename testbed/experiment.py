@@ -273,8 +273,16 @@ def auto_scale(rate_bps, capacity_bps):
 # --- one run on the dumbbell --------------------------------------------------
 
 PROBE = """import socket, struct, sys, time
+deadline = time.monotonic() + 30
 for _ in range(3):
-    s = socket.create_connection((sys.argv[1], int(sys.argv[2])))
+    while True:
+        try:
+            s = socket.create_connection((sys.argv[1], int(sys.argv[2])))
+            break
+        except ConnectionRefusedError:  # the listener's python is still starting
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)
     info = s.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 104)
     print(struct.unpack_from("I", info, 68)[0])  # tcpi_rtt, us
     s.close()
@@ -609,10 +617,12 @@ def main():
             summary["fidelity"] = fid
             for check, ok in fid["checks"].items():
                 log("  %s: %s" % ("ok  " if ok else "FAIL", check))
-            log("  utilisation %.2f%%, RTT error max %.2f%%, sampling late p99 %.0f us of %d, "
+            unmeasured = [pair for pair, r in rtts.items() if r["error"] is None]
+            log("  utilisation %.2f%%, RTT error %s, sampling late p99 %.0f us of %d, "
                 "CPU busy %.0f%%"
                 % (100 * (fid.get("utilisation") or 0),
-                   100 * max((r["error"] or 1) for r in rtts.values()),
+                   "not measured for pair %s" % ", ".join(unmeasured) if unmeasured
+                   else "max %.2f%%" % (100 * max(r["error"] for r in rtts.values())),
                    fid["sampling_jitter"]["late_p99_us"], fid["sampling_jitter"]["interval_us"],
                    100 * fid["cpu_busy"]))
             if fid["valid"] or attempt + 1 == tries:
