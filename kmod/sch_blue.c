@@ -79,7 +79,9 @@ static int blue_qdisc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 		return qdisc_drop(skb, sch, to_free);
 	}
 
-	if (blue_should_drop(&q->vars, aqm_random_u32())) {
+	/* p = 0 never drops: draw no random number (as pie does) */
+	if (q->vars.prob &&
+	    blue_should_drop(&q->vars, aqm_random_u32())) {
 		if (!q->params.ecn || !INET_ECN_set_ce(skb)) {
 			WRITE_ONCE(q->stats.early_drops, q->stats.early_drops + 1);
 			return qdisc_drop(skb, sch, to_free);

@@ -82,7 +82,9 @@ static int pi_qdisc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 		return qdisc_drop(skb, sch, to_free);
 	}
 
-	if (pi_should_drop(&q->params, &q->vars, aqm_random_u32())) {
+	/* p = 0 never drops: draw no random number (as pie does) */
+	if (q->vars.prob &&
+	    pi_should_drop(&q->params, &q->vars, aqm_random_u32())) {
 		if (!q->params.ecn || !INET_ECN_set_ce(skb)) {
 			WRITE_ONCE(q->stats.early_drops, q->stats.early_drops + 1);
 			return qdisc_drop(skb, sch, to_free);
@@ -173,6 +175,14 @@ static int pi_change(struct Qdisc *sch, struct nlattr *opt,
 	if (params.target_pkts >= params.limit_pkts) {
 		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_PI_TARGET] ?: tb[TCA_PI_LIMIT],
 				    "target must be below limit");
+		return -EINVAL;
+	}
+	/* a - b is the integral gain (K T): below zero, p would fall while
+	 * the queue stays above target
+	 */
+	if (!params.autotune && params.a_frac < params.b_frac) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_PI_A] ?: tb[TCA_PI_B],
+				    "gain a must not be below gain b");
 		return -EINVAL;
 	}
 	if (params.autotune && (tb[TCA_PI_A] || tb[TCA_PI_B])) {

@@ -397,6 +397,13 @@ static inline void ared_update_avg(struct ared_vars *vars, u32 qlen_pkts,
 {
 	u64 w = vars->weight_frac, hi, lo;
 
+	/* an empty average over an empty queue stays empty: no decay, no
+	 * 128-bit products on a link that keeps up
+	 */
+	if (!vars->avg_pkts && !vars->avg_frac && !qlen_pkts) {
+		vars->idle = false;
+		return;
+	}
 	if (vars->idle) {
 		u64 idle_ns = now_ns > vars->idle_start_ns ?
 			      now_ns - vars->idle_start_ns : 0;

@@ -24,7 +24,7 @@ INITIAL = {
     "ared": "limit 1000 min 100 max 300",
 }
 CHANGES = {
-    "pi": ("limit 500", "target 200", "a 1e-6", "b 9e-7", "freq 100", "ecn", "noecn",
+    "pi": ("limit 500", "target 200", "b 9e-7", "a 1e-6", "freq 100", "ecn", "noecn",
            "autotune", "rtt 50ms", "flows 8", "bandwidth 10mbit", "response highspeed",
            "bandwidth auto", "response reno", "margin 60", "margin 0", "noautotune",
            "spacing even", "spacing random",

@@ -262,6 +262,14 @@ static void test_idle_decay(void)
 	ared_dequeued(&v, 2000000000, MTU, 0);
 	ared_update_avg(&v, 0, 2000000000 + 3600ULL * AQM_NSEC_PER_SEC);
 	check(v.avg_pkts == 0 && v.avg_frac == 0, "an hour idle: avg exactly 0");
+	/* the fast path: an empty average over an empty queue */
+	ared_dequeued(&v, 2000000000, MTU, 0);
+	ared_update_avg(&v, 0, 3000000000ULL);
+	check(v.avg_pkts == 0 && v.avg_frac == 0 && !v.idle,
+	      "avg 0, q 0: avg stays exactly 0 and the idle period ends");
+	ared_update_avg(&v, 1, 3000001000ULL);
+	check(fabs(avg_d(&v) - frac_d(v.weight_frac)) < 1e-12,
+	      "avg 0, q 1: avg becomes w (%.3g)", avg_d(&v));
 }
 
 static void test_prob(void)
