@@ -96,7 +96,7 @@ $(BUILD)/unit-san/test_%: tests/unit/test_%.c tests/unit/aqm_test.h kmod/core/*.
 # UBSan (a line per binary: no check fails and no sanitizer reports)
 unit: $(UNIT_TESTS) $(UNIT_SAN_TESTS)
 	@mkdir -p $(BUILD)/results
-	@{ for t in $(UNIT_TESTS) tests/unit/test_analysis.py; do \
+	@{ for t in $(UNIT_TESTS) tests/unit/test_analysis.py tests/unit/test_reproduce.py; do \
 		$$t || echo "FAIL: unit: $$(basename $$t) exited $$?"; \
 	  done; \
 	  for t in $(UNIT_SAN_TESTS); do \
@@ -219,7 +219,7 @@ $(CHECKPATCH):
 	tools/fetch-checkpatch $(BUILD)/checkpatch
 
 # kernel hygiene: checkpatch --strict and sparse on every kernel file
-check: $(CHECKPATCH) modules
+check: $(CHECKPATCH) modules $(IPROUTE2)/.version
 	@mkdir -p $(BUILD)/results
 	@{ if $(CHECKPATCH) $(CHECKPATCH_FLAGS) -f kmod/sch_*.c kmod/core/*.h && \
 	      $(CHECKPATCH) $(CHECKPATCH_FLAGS) --ignore LINUX_VERSION_CODE,CONSTANT_COMPARISON \

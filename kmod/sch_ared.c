@@ -99,16 +99,21 @@ static int ared_qdisc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 {
 	struct ared_sched_data *q = qdisc_priv(sch);
 	u32 qlen = sch->q.qlen;
+	enum ared_verdict verdict;
 
 	if (unlikely(q->timer_idle) && ared_timer_needed(&q->params)) {
 		q->timer_idle = false;
 		ared_timer_start(q);
 	}
 
-	switch (ared_enqueue_verdict(&q->params, &q->vars, qlen,
-				     qdisc_pkt_len(skb), ktime_get_ns(),
-				     aqm_random_u32())) {
+	verdict = ared_enqueue_verdict(&q->params, &q->vars, qlen,
+				       qdisc_pkt_len(skb), ktime_get_ns());
+	if (verdict == ARED_DRAW)
+		verdict = ared_draw_verdict(&q->params, &q->vars,
+					    aqm_random_u32());
+	switch (verdict) {
 	case ARED_ENQUEUE:
+	case ARED_DRAW:		/* decided above */
 		break;
 	case ARED_EARLY_MARK:
 		if (INET_ECN_set_ce(skb)) {

@@ -124,6 +124,7 @@ struct ared_params {
  * @cur_maxp:		max_p in effect, Q62 (cur_max_p)
  * @prob:		p_b at the last arrival that computed one, Q62
  * @count:		packets since the last drop or mark
+ * @draw_q32:		p_a of the arrival awaiting its draw, Q32, below 1
  * @count_bytes:	bytes since the last drop or mark
  * @old:		avg was at or above min at the previous arrival
  * @idle:		the queue has been empty since @idle_start_ns
@@ -149,6 +150,7 @@ struct ared_vars {
 	u64 cur_maxp;
 	u64 prob;
 	u32 count;
+	u32 draw_q32;
 	u64 count_bytes;
 	bool old;
 	bool idle;
@@ -187,6 +189,7 @@ enum ared_verdict {
 	ARED_EARLY_MARK,	/* probabilistic, may be ECN-marked instead */
 	ARED_FORCED_DROP,	/* avg above the (gentle) drop region */
 	ARED_TAIL_DROP,		/* queue full */
+	ARED_DRAW,		/* early with probability p_a: ared_draw_verdict() */
 };
 
 /* --- 64x64-bit arithmetic: exact, from the kernel or from __int128 ------ */
@@ -511,21 +514,39 @@ static inline u64 ared_prob_spaced(const struct ared_params *params,
 	return pa;
 }
 
+/* an early decision marks where ECN allows it, else drops */
+static inline enum ared_verdict
+ared_early_verdict(const struct ared_params *params,
+		   const struct ared_vars *vars)
+{
+	return params->ecn && !params->harddrop &&
+	       vars->avg_pkts < vars->max_pkts ? ARED_EARLY_MARK : ARED_EARLY_DROP;
+}
+
+static inline void ared_restart_count(struct ared_vars *vars)
+{
+	vars->count = 0;
+	vars->count_bytes = 0;
+}
+
 /**
  * ared_enqueue_verdict() - the decision for one arriving packet
  * @params:	configuration
- * @vars:	state, updated (avg, count, old, prob)
+ * @vars:	state, updated (avg, count, old, prob, draw_q32)
  * @qlen_pkts:	queue length found by the packet
  * @pkt_bytes:	its length
  * @now_ns:	its arrival time
- * @rnd:	a uniformly distributed random number
  *
  * red.cc enque(): early decisions need avg >= min and more than one packet
  * queued; the first arrival after avg crosses min is never dropped.
+ * Only an early drop with 0 < p_a < 1 needs a random number: that one
+ * returns ARED_DRAW and ared_draw_verdict() decides. Most arrivals find
+ * p_a = 0 (avg below min, or wait holding drops back), so they are spared
+ * the draw, which costs about as much as the rest of the decision.
  */
 static inline enum ared_verdict
 ared_enqueue_verdict(const struct ared_params *params, struct ared_vars *vars,
-		     u32 qlen_pkts, u32 pkt_bytes, u64 now_ns, u32 rnd)
+		     u32 qlen_pkts, u32 pkt_bytes, u64 now_ns)
 {
 	enum ared_verdict verdict = ARED_ENQUEUE;
 
@@ -546,15 +567,19 @@ ared_enqueue_verdict(const struct ared_params *params, struct ared_vars *vars,
 			vars->count = 1;
 			vars->count_bytes = pkt_bytes;
 		} else {
-			u64 pa;
+			/* p_a as Q32: a drop when u < p_a, u = rnd / 2^32 */
+			u64 pa_q32;
 
 			vars->prob = ared_prob(params, vars);
-			pa = ared_prob_spaced(params, vars, vars->prob, pkt_bytes);
-			/* u < p_a, u = rnd / 2^32: p_a = 1 (2^32 in Q32) always drops */
-			if (rnd < (pa >> (ARED_PROB_SHIFT - 32)))
-				verdict = params->ecn && !params->harddrop &&
-					  vars->avg_pkts < vars->max_pkts ?
-					  ARED_EARLY_MARK : ARED_EARLY_DROP;
+			pa_q32 = ared_prob_spaced(params, vars, vars->prob,
+						  pkt_bytes) >>
+				 (ARED_PROB_SHIFT - 32);
+			if (pa_q32 >= 1ULL << 32) {
+				verdict = ared_early_verdict(params, vars);
+			} else if (pa_q32) {
+				vars->draw_q32 = pa_q32;
+				verdict = ARED_DRAW;
+			}
 		}
 	} else {
 		vars->prob = 0;
@@ -563,11 +588,27 @@ ared_enqueue_verdict(const struct ared_params *params, struct ared_vars *vars,
 	if (qlen_pkts >= params->limit_pkts)
 		verdict = ARED_TAIL_DROP;
 
-	if (verdict != ARED_ENQUEUE) {
-		vars->count = 0;
-		vars->count_bytes = 0;
-	}
+	if (verdict != ARED_ENQUEUE && verdict != ARED_DRAW)
+		ared_restart_count(vars);
 	return verdict;
+}
+
+/**
+ * ared_draw_verdict() - finish a decision that ared_enqueue_verdict() left
+ * @params:	configuration
+ * @vars:	state, as ared_enqueue_verdict() left it with ARED_DRAW
+ * @rnd:	a uniformly distributed random number
+ *
+ * Return: ARED_ENQUEUE, ARED_EARLY_DROP or ARED_EARLY_MARK.
+ */
+static inline enum ared_verdict
+ared_draw_verdict(const struct ared_params *params, struct ared_vars *vars,
+		  u32 rnd)
+{
+	if (rnd >= vars->draw_q32)
+		return ARED_ENQUEUE;
+	ared_restart_count(vars);
+	return ared_early_verdict(params, vars);
 }
 
 /* --- idle periods and the dequeue-rate estimate ------------------------- */

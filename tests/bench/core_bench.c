@@ -457,14 +457,18 @@ struct ared_bench {
 	struct ared_vars vars;
 };
 
-/* sch_ared.c enqueue: ared_enqueue_verdict() is the whole core side */
+/* sch_ared.c enqueue: ared_enqueue_verdict(), ared_draw_verdict() if asked */
 static BENCH_OPAQUE u32 op_ared_enqueue(void *state, const struct bench_in *in)
 {
 	struct ared_bench *b = state;
+	enum ared_verdict verdict;
 
+	verdict = ared_enqueue_verdict(&b->params, &b->vars, in->qlen, in->aux,
+				       in->now_ns);
+	if (verdict == ARED_DRAW)
+		verdict = ared_draw_verdict(&b->params, &b->vars, in->rnd);
 	/* the glue's switch: anything but ARED_ENQUEUE drops or marks */
-	return ared_enqueue_verdict(&b->params, &b->vars, in->qlen, in->aux,
-				    in->now_ns, in->rnd) != ARED_ENQUEUE;
+	return verdict != ARED_ENQUEUE;
 }
 
 /*
@@ -565,7 +569,7 @@ static void bench_ared(const char *config, bool study)
 	for (i = 0; i < calls; i++)
 		trace[i].aux = trace[i].aux ? LINK_PKT_BYTES : 66;
 	snprintf(name, sizeof(name), "ared/%s/enqueue", config);
-	what = "ared_enqueue_verdict (ared_update_avg, ared_prob, ared_prob_spaced)";
+	what = "ared_enqueue_verdict (ared_update_avg, ared_prob, ared_prob_spaced), ared_draw_verdict";
 	note_drops(name, bench(name, what, op_ared_enqueue, &b, sizeof(b)));
 	note_prob(name, "p_b_end", b.vars.prob);
 	snprintf(name, sizeof(name), "ared/%s/dequeue", config);

@@ -48,6 +48,20 @@ static void set_avg(struct ared_vars *v, double avg)
 	v->avg_frac = (uint64_t)ldexp(avg - floor(avg), 64);
 }
 
+static long draws;	/* random numbers verdict_of() used */
+
+/* sch_ared.c's enqueue: a random number only when the core asks for one */
+static enum ared_verdict verdict_of(const struct ared_params *p, struct ared_vars *v,
+				    uint32_t qlen, uint32_t bytes, uint64_t now, uint32_t rnd)
+{
+	enum ared_verdict d = ared_enqueue_verdict(p, v, qlen, bytes, now);
+
+	if (d != ARED_DRAW)
+		return d;
+	draws++;
+	return ared_draw_verdict(p, v, rnd);
+}
+
 static void setup(struct ared_params *p, struct ared_vars *v, uint64_t rate)
 {
 	ared_params_init(p);
@@ -391,6 +405,7 @@ static void test_spacing_traffic(int wait)
 	struct ared_vars v;
 	uint64_t rng = 5;
 	long n = 0, gap = 0, gaps = 0, sum = 0, min_gap = 1 << 30, max_gap = 0;
+	long cycle_start = 0, most_draws = 0;	/* draws in a gap beyond gap - 1/p_b */
 	double pb, want;
 
 	setup(&p, &v, GBIT_BPS);
@@ -404,9 +419,10 @@ static void test_spacing_traffic(int wait)
 	v.idle = false;
 	v.old = true;
 	pb = 0.05;
+	draws = 0;
 	for (n = 0; n < 2000000; n++) {
-		enum ared_verdict d = ared_enqueue_verdict(&p, &v, 200, MTU, 0,
-							   (uint32_t)test_rand64(&rng));
+		enum ared_verdict d = verdict_of(&p, &v, 200, MTU, 0,
+						 (uint32_t)test_rand64(&rng));
 
 		gap++;
 		if (d == ARED_EARLY_DROP) {
@@ -415,6 +431,9 @@ static void test_spacing_traffic(int wait)
 				min_gap = gap < min_gap ? gap : min_gap;
 				max_gap = gap > max_gap ? gap : max_gap;
 			}
+			if (draws - cycle_start - (gap - 20) > most_draws)
+				most_draws = draws - cycle_start - (gap - 20);
+			cycle_start = draws;
 			gap = 0;
 		} else if (d != ARED_ENQUEUE) {
 			break;
@@ -424,6 +443,13 @@ static void test_spacing_traffic(int wait)
 	check(n == 2000000 && fabs((double)sum / (gaps - 1) / want - 1) < 0.01,
 	      "%s: mean gap between early drops %.2f (expect %.2f +- 1%%)",
 	      wait ? "wait" : "nowait", (double)sum / (gaps - 1), want);
+	if (wait)
+		check(most_draws <= 1 && draws > n / 4,
+		      "wait: only arrivals with count p_b >= 1 draw a random number: "
+		      "%.3f of them; draws in a gap beyond gap - 1/p_b: at most 1 (got %+ld)",
+		      (double)draws / n, most_draws);
+	else
+		check(draws > n / 2, "nowait: most arrivals draw (%.3f of them)", (double)draws / n);
 	if (wait)
 		check(min_gap >= 20 && max_gap <= 40,
 		      "wait: every gap in [1/p_b, 2/p_b] = [20, 40] (got [%ld, %ld])", min_gap, max_gap);
@@ -436,6 +462,7 @@ static void test_verdicts(void)
 {
 	struct ared_params p;
 	struct ared_vars v;
+	enum ared_verdict d;
 
 	setup(&p, &v, GBIT_BPS);
 	p.min_pkts = 625;
@@ -446,28 +473,28 @@ static void test_verdicts(void)
 	v.idle = false;
 
 	set_avg(&v, 700);
-	check(ared_enqueue_verdict(&p, &v, 700, MTU, 0, 0) == ARED_ENQUEUE && v.old && v.count == 1,
+	check(verdict_of(&p, &v, 700, MTU, 0, 0) == ARED_ENQUEUE && v.old && v.count == 1,
 	      "first arrival with avg above min is never dropped, count restarts at 1");
 	set_avg(&v, 3750.5);	/* w = 2^-64 still nudges avg toward q */
-	check(ared_enqueue_verdict(&p, &v, 2000, MTU, 0, UINT32_MAX) == ARED_FORCED_DROP &&
+	check(verdict_of(&p, &v, 2000, MTU, 0, UINT32_MAX) == ARED_FORCED_DROP &&
 	      v.count == 0, "gentle: avg >= 2 max is a forced drop, count reset");
 	set_avg(&v, 3749.5);
 	v.count = 100;
-	check(ared_enqueue_verdict(&p, &v, 2000, MTU, 0, 0) == ARED_EARLY_DROP,
+	check(verdict_of(&p, &v, 2000, MTU, 0, 0) == ARED_EARLY_DROP,
 	      "gentle: avg just below 2 max drops early (probabilistically)");
 	p.gentle = false;
 	set_avg(&v, 1875.5);
-	check(ared_enqueue_verdict(&p, &v, 2000, MTU, 0, UINT32_MAX) == ARED_FORCED_DROP,
+	check(verdict_of(&p, &v, 2000, MTU, 0, UINT32_MAX) == ARED_FORCED_DROP,
 	      "not gentle: avg >= max is a forced drop");
 	p.gentle = true;
 	set_avg(&v, 3000);
-	check(ared_enqueue_verdict(&p, &v, 1, MTU, 0, 0) == ARED_ENQUEUE,
+	check(verdict_of(&p, &v, 1, MTU, 0, 0) == ARED_ENQUEUE,
 	      "one packet queued: never an early or forced drop (red.cc qlen > 1)");
 	check(!v.old, "... and the crossing is forgotten");
-	check(ared_enqueue_verdict(&p, &v, 2500, MTU, 0, UINT32_MAX) == ARED_TAIL_DROP,
+	check(verdict_of(&p, &v, 2500, MTU, 0, UINT32_MAX) == ARED_TAIL_DROP,
 	      "a full queue tail-drops");
 	set_avg(&v, 100);
-	check(ared_enqueue_verdict(&p, &v, 2500, MTU, 0, UINT32_MAX) == ARED_TAIL_DROP,
+	check(verdict_of(&p, &v, 2500, MTU, 0, UINT32_MAX) == ARED_TAIL_DROP,
 	      "a full queue tail-drops with avg below min too");
 
 	/* ECN: mark below max, drop above; harddrop never marks */
@@ -476,17 +503,44 @@ static void test_verdicts(void)
 	v.old = true;
 	v.count = 1000;
 	set_avg(&v, 1800);
-	check(ared_enqueue_verdict(&p, &v, 1800, MTU, 0, 0) == ARED_EARLY_MARK,
+	check(verdict_of(&p, &v, 1800, MTU, 0, 0) == ARED_EARLY_MARK,
 	      "ecn: an early decision below max marks");
 	v.count = 1000;
 	set_avg(&v, 2000);
-	check(ared_enqueue_verdict(&p, &v, 2000, MTU, 0, 0) == ARED_EARLY_DROP,
+	check(verdict_of(&p, &v, 2000, MTU, 0, 0) == ARED_EARLY_DROP,
 	      "ecn: an early decision in the gentle region drops");
 	p.harddrop = true;
 	v.count = 1000;
 	set_avg(&v, 1800);
-	check(ared_enqueue_verdict(&p, &v, 1800, MTU, 0, 0) == ARED_EARLY_DROP,
+	check(verdict_of(&p, &v, 1800, MTU, 0, 0) == ARED_EARLY_DROP,
 	      "ecn harddrop: early decisions always drop");
+
+	/* the core asks for a random number only when 0 < p_a < 1 */
+	p.ecn = false;
+	p.harddrop = false;
+	p.wait = true;
+	set_avg(&v, 100);
+	check(ared_enqueue_verdict(&p, &v, 100, MTU, 0) == ARED_ENQUEUE,
+	      "draw: none with avg below min");
+	set_avg(&v, 1250);	/* p_b = max_p / 2 = 0.05 */
+	v.old = true;
+	v.count = 10;		/* wait: count p_b = 0.55 < 1 */
+	check(ared_enqueue_verdict(&p, &v, 1250, MTU, 0) == ARED_ENQUEUE && v.count == 11,
+	      "draw: none while wait holds drops back (count p_b < 1)");
+	v.count = 39;		/* count p_b = 2: p_a = 1 */
+	check(ared_enqueue_verdict(&p, &v, 1250, MTU, 0) == ARED_EARLY_DROP && v.count == 0,
+	      "draw: none at p_a = 1, a drop and count restarts");
+	v.count = 29;		/* count p_b = 1.5: p_a = 0.05 / 0.5 = 0.1 */
+	d = ared_enqueue_verdict(&p, &v, 1250, MTU, 0);
+	check(d == ARED_DRAW && v.count == 30 && fabs(v.draw_q32 / 4294967296.0 - 0.1) < 1e-6,
+	      "draw: asked for at 0 < p_a < 1, p_a = %.6f (expect 0.1)", v.draw_q32 / 4294967296.0);
+	check(ared_draw_verdict(&p, &v, v.draw_q32) == ARED_ENQUEUE && v.count == 30,
+	      "draw: u = p_a enqueues, count kept");
+	check(ared_draw_verdict(&p, &v, v.draw_q32 - 1) == ARED_EARLY_DROP && v.count == 0,
+	      "draw: u just below p_a drops, count restarts");
+	v.count = 29;
+	check(ared_enqueue_verdict(&p, &v, 2500, MTU, 0) == ARED_TAIL_DROP && v.count == 0,
+	      "draw: none when the queue is full, a tail drop");
 }
 
 static void test_adaptive(void)

@@ -1,0 +1,65 @@
+#!/usr/bin/python3
+"""Unit checks of scripts/reproduce's resume rule: which committed runs
+count as done. One "PASS: reproduce: ..." or "FAIL: reproduce: ..." line
+per check, like the C unit tests."""
+
+import importlib.machinery
+import importlib.util
+import json
+import os
+import tempfile
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+loader = importlib.machinery.SourceFileLoader("reproduce",
+                                              os.path.join(ROOT, "scripts", "reproduce"))
+spec = importlib.util.spec_from_loader("reproduce", loader)
+reproduce = importlib.util.module_from_spec(spec)
+loader.exec_module(reproduce)
+
+failures = 0
+
+
+def check(ok, name):
+    global failures
+    print("%s: reproduce: %s" % ("PASS" if ok else "FAIL", name))
+    failures += not ok
+
+
+def args(scale, duration="30s"):
+    return ["--aqm", "pi", "--aqm-args", "limit 2500", "--bandwidth", "800mbit",
+            "--duration", duration, "--scale", scale, "--out", "/r/sweep/800mbit/pi"]
+
+
+def run(directory, made_scale, k, valid=True, **extra):
+    """A summary.json as testbed/experiment.py writes it (the fields read)."""
+    summary = {"command": ["testbed/experiment.py"] + args(made_scale), "scale": k,
+               "valid": valid, "results": {}}
+    summary.update(extra)
+    with open(os.path.join(directory, "summary.json"), "w") as f:
+        json.dump(summary, f)
+
+
+def test_finished():
+    with tempfile.TemporaryDirectory() as d:
+        check(not reproduce.finished(d, args("10")), "no summary: not done")
+        run(d, "10", 10)
+        check(reproduce.finished(d, args("10")), "same arguments: done")
+        check(not reproduce.finished(d, args("10", "100s")), "another duration: not done")
+        check(reproduce.finished(d, args("auto")), "--scale auto takes a run at k = 10")
+        check(not reproduce.finished(d, args("5")), "--scale 5 refuses a run at k = 10")
+        run(d, "auto", 10)
+        check(reproduce.finished(d, args("10")), "--scale 10 takes auto's run at k = 10")
+        check(not reproduce.finished(d, args("20")), "--scale 20 refuses auto's run at k = 10")
+        check(reproduce.finished(d, args("auto")), "--scale auto takes auto's run")
+        run(d, "10", 10, valid=False)
+        check(not reproduce.finished(d, args("10")), "a run that failed fidelity: not done")
+        run(d, "10", 10, error="interrupted")
+        check(not reproduce.finished(d, args("10")), "a run with an error: not done")
+        with open(os.path.join(d, "summary.json"), "w") as f:
+            f.write('{"command": [')
+        check(not reproduce.finished(d, args("10")), "a truncated summary: not done")
+
+
+if __name__ == "__main__":
+    test_finished()
+    raise SystemExit(1 if failures else 0)
