@@ -40,6 +40,9 @@ UNIT_CFLAGS := -O2 -g -Wall -Wextra -Werror -I$(CURDIR)/kmod/core -I$(CURDIR)/te
 FUZZER := $(BUILD)/fuzz/nlfuzz
 FUZZ_COUNT ?= 4000
 UNIT_SAN_TESTS := $(QDISCS:%=$(BUILD)/unit-san/test_%)
+UNIT_M32_TESTS := $(QDISCS:%=$(BUILD)/unit-m32/test_%)
+# every core in one 32-bit object at both of the kernel's optimisation levels
+DIV64_CHECKS := $(BUILD)/unit-m32/div64_check-O2.o $(BUILD)/unit-m32/div64_check-Os.o
 SANITIZE_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 # variableScope: kernel and iproute2 style declares at the top of a block
 CPPCHECK_FLAGS := -q --enable=warning,style,performance,portability --std=c11 \
@@ -59,7 +62,7 @@ IPROUTE2_PATCHES := tc-patches/iproute2-6.1
 .PHONY: all modules plugins unit test functional fuzz fuzz-long demo reproduce check \
 	install uninstall dkms-install dkms-uninstall install-test \
 	patched-tc-test bench bench-core clean iproute2-patches \
-	testbed-test kernel-matrix
+	testbed-test kernel-matrix fresh-root-test patched-tc
 
 all: modules plugins $(SAMPLER)
 
@@ -94,7 +97,19 @@ $(BUILD)/unit-san/test_%: tests/unit/test_%.c tests/unit/aqm_test.h kmod/core/*.
 
 # each test binary once plainly (a line per check), once under ASan and
 # UBSan (a line per binary: no check fails and no sanitizer reports)
-unit: $(UNIT_TESTS) $(UNIT_SAN_TESTS)
+# 32-bit builds: the cores' fallbacks for targets without __int128, and no
+# 64-bit `/` or `%` (a 32-bit kernel has no __udivdi3 to link a module
+# against). gcc turns a division by a constant into a multiply at -O2 but
+# not at -Os, hence both; div_u64()/div64_u64() are external calls there.
+$(BUILD)/unit-m32/test_%: tests/unit/test_%.c tests/unit/aqm_test.h kmod/core/*.h
+	@mkdir -p $(BUILD)/unit-m32
+	$(CC) $(UNIT_CFLAGS) -m32 -o $@ $< -lm
+
+$(BUILD)/unit-m32/div64_check-%.o: tests/unit/div64_check.c kmod/core/*.h
+	@mkdir -p $(BUILD)/unit-m32
+	$(CC) $(UNIT_CFLAGS) -m32 -$* -fkeep-inline-functions -c -o $@ $<
+
+unit: $(UNIT_TESTS) $(UNIT_SAN_TESTS) $(UNIT_M32_TESTS) $(DIV64_CHECKS)
 	@mkdir -p $(BUILD)/results
 	@{ for t in $(UNIT_TESTS) tests/unit/test_analysis.py tests/unit/test_reproduce.py; do \
 		$$t || echo "FAIL: unit: $$(basename $$t) exited $$?"; \
@@ -104,7 +119,19 @@ unit: $(UNIT_TESTS) $(UNIT_SAN_TESTS)
 		then echo "PASS: sanitizers: $$(basename $$t) under ASan and UBSan"; \
 		else echo "FAIL: sanitizers: $$(basename $$t) under ASan and UBSan"; \
 			printf '%s\n' "$$out" | grep -v '^PASS' | head -20; fi; \
-	  done; } | tee $(BUILD)/results/unit.log
+	  done; \
+	  for t in $(UNIT_M32_TESTS); do \
+		if out=$$($$t 2>&1) && ! printf '%s\n' "$$out" | grep -q '^FAIL'; \
+		then echo "PASS: m32: $$(basename $$t) built and run with -m32"; \
+		else echo "FAIL: m32: $$(basename $$t) built and run with -m32"; \
+			printf '%s\n' "$$out" | grep -v '^PASS' | head -20; fi; \
+	  done; \
+	  if ! undef=$$(nm -u $(DIV64_CHECKS)); \
+	  then echo "FAIL: m32: nm -u on the 32-bit object of kmod/core/*.h"; \
+	  elif printf '%s\n' "$$undef" | grep -wE '__u?(div|mod)di3'; \
+	  then echo "FAIL: m32: kmod/core/*.h divide 64-bit values with / or %: use div_u64()/div64_u64()"; \
+	  else echo "PASS: m32: kmod/core/*.h need no __udivdi3, __umoddi3, __divdi3 or __moddi3 (-O2, -Os)"; fi; \
+	} | tee $(BUILD)/results/unit.log
 
 $(FUZZER): tests/fuzz/nlfuzz.c kmod/include/uapi/linux/pkt_sched_aqm.h
 	@mkdir -p $(dir $@)
@@ -131,6 +158,8 @@ $(PATCHED_TC): $(IPROUTE2)/.version $(wildcard $(IPROUTE2_PATCHES)/*.patch)
 	cd $(PATCHED_IPROUTE2) && ./configure >/dev/null && \
 		$(MAKE) -s SUBDIRS="lib tc" >/dev/null
 
+patched-tc: $(PATCHED_TC)
+
 PATCHED_TC_LOG ?= $(BUILD)/results/patched-tc.log
 PATCHED_TC_LABEL ?= patched-tc
 patched-tc-test: all $(PATCHED_TC)
@@ -152,11 +181,18 @@ $(BENCH_CORE): tests/bench/core_bench.c kmod/core/*.h
 bench-core: $(BENCH_CORE)
 	tests/bench/core-bench --binary $(BENCH_CORE) --out $(BENCH_OUT)
 
+# the UDP GSO sender qdisc-bench times per wire packet
+GSO_SEND := $(BUILD)/bench/gso_send
+$(GSO_SEND): tests/bench/gso_send.c
+	@mkdir -p $(dir $@)
+	$(CC) $(UNIT_CFLAGS) -o $@ $<
+
 # per-packet cost of every qdisc under pktgen against pfifo, red, pie and
-# fq_codel from the same boot, memory per instance, idle timers; under TCG
-# the guest clock counts instructions (--icount), so costs are counts
+# fq_codel from the same boot, per wire packet under UDP GSO (with cake),
+# memory per instance, idle timers; under TCG the guest clock counts
+# instructions (--icount), so costs are counts
 QDISC_BENCH_OUT ?= results/bench
-bench: all bench-core
+bench: all bench-core $(GSO_SEND)
 	$(VM_RUN) --icount --kernel $(KVER) --timeout 3600 -- tests/bench/qdisc-bench --out $(QDISC_BENCH_OUT)
 
 install-test: all
@@ -187,23 +223,34 @@ kernel-matrix: all $(PATCHED_TC)
 		--test "$(MATRIX_TEST)" --test-args "$(MATRIX_TEST_ARGS)" \
 		--patched-tc --log $(BUILD)/results/kernels.log || true
 
-# the dumbbell's fidelity check and a short pi run; under TCG it needs an
-# otherwise idle host (a busy one pauses the guest and fails fidelity)
+# the dumbbell's fidelity check and a short pi run, through scripts/experiment
+# (which boots the VM) with its --out under the host's /tmp; under TCG it
+# needs an otherwise idle host (a busy one pauses the guest and fails fidelity)
 testbed-test: all
 	@mkdir -p $(BUILD)/results
-	$(VM_RUN) --kernel $(KVER) -- testbed/selftest --log $(BUILD)/results/testbed.log \
+	AQM_KERNEL=$(KVER) $(if $(KROOT),AQM_KERNEL_ROOT=$(KROOT)) AQM_EXPERIMENT_TIMEOUT=1800 \
+		testbed/selftest --log $(BUILD)/results/testbed.log \
 		|| echo "FAIL: vm: testbed selftest exited $$?" >> $(BUILD)/results/testbed.log
 
+# every stage runs whatever an earlier one did; a stage that exits
+# non-zero is one FAIL line, and the last line is always "N passed, N failed"
+TEST_STAGES := check unit functional kernel-matrix fuzz install-test testbed-test fresh-root-test
 test:
-	@rm -rf $(BUILD)/results
-	@$(MAKE) --no-print-directory check
-	@$(MAKE) --no-print-directory unit
-	@$(MAKE) --no-print-directory functional
-	@$(MAKE) --no-print-directory kernel-matrix
-	@$(MAKE) --no-print-directory fuzz
-	@$(MAKE) --no-print-directory install-test
-	@$(MAKE) --no-print-directory testbed-test
+	@rm -rf $(BUILD)/results && mkdir -p $(BUILD)/results
+	@for stage in $(TEST_STAGES); do \
+		$(MAKE) --no-print-directory $$stage; rc=$$?; \
+		if [ $$rc -ne 0 ]; then echo "FAIL: make test: stage $$stage exited $$rc"; \
+		else echo "PASS: make test: stage $$stage ran to its end"; fi \
+			>> $(BUILD)/results/stages.log; \
+	done
 	@tests/summarize $(BUILD)/results/*.log
+
+# tools/install-deps is complete: a minimal Debian 12 root gets only what it
+# installs, then builds, tests and boots the VM there (about 5 minutes)
+fresh-root-test:
+	@mkdir -p $(BUILD)/results
+	tests/fresh-root/run --log $(BUILD)/results/fresh-root.log \
+		|| echo "FAIL: fresh-root: run exited $$?" >> $(BUILD)/results/fresh-root.log
 
 demo: all
 	scripts/reproduce --quick
@@ -221,7 +268,7 @@ $(CHECKPATCH):
 # kernel hygiene: checkpatch --strict and sparse on every kernel file
 check: $(CHECKPATCH) modules $(IPROUTE2)/.version
 	@mkdir -p $(BUILD)/results
-	@{ if $(CHECKPATCH) $(CHECKPATCH_FLAGS) -f kmod/sch_*.c kmod/core/*.h && \
+	@{ if $(CHECKPATCH) $(CHECKPATCH_FLAGS) -f kmod/sch_*.c kmod/core/*.h kmod/aqm_qdisc.h && \
 	      $(CHECKPATCH) $(CHECKPATCH_FLAGS) --ignore LINUX_VERSION_CODE,CONSTANT_COMPARISON \
 		-f kmod/aqm_compat.h; \
 	  then echo "PASS: hygiene: checkpatch --strict on kmod/"; \
@@ -288,4 +335,4 @@ dkms-uninstall:
 	rm -rf $(DKMS_SRC)
 
 clean:
-	rm -rf $(BUILD)/kmod $(BUILD)/tc $(BUILD)/unit $(BUILD)/unit-san $(BUILD)/fuzz $(BUILD)/bench $(BUILD)/results $(BUILD)/testbed/sampler
+	rm -rf $(BUILD)/kmod $(BUILD)/tc $(BUILD)/unit $(BUILD)/unit-san $(BUILD)/unit-m32 $(BUILD)/fuzz $(BUILD)/bench $(BUILD)/results $(BUILD)/testbed/sampler

@@ -19,6 +19,7 @@
 #include <net/inet_ecn.h>
 
 #include "aqm_compat.h"
+#include "aqm_qdisc.h"
 #include "uapi/linux/pkt_sched_aqm.h"
 #include "core/ared.h"
 
@@ -94,20 +95,23 @@ static void ared_rederive(struct Qdisc *sch)
 	ared_derive(&q->params, &q->vars, rate, avpkt);
 }
 
-static int ared_qdisc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
-			      struct sk_buff **to_free)
+/* one wire packet */
+static int ared_enqueue_one(struct sk_buff *skb, struct Qdisc *sch,
+			    struct sk_buff **to_free)
 {
 	struct ared_sched_data *q = qdisc_priv(sch);
 	u32 qlen = sch->q.qlen;
 	enum ared_verdict verdict;
+	u64 now_ns;
 
 	if (unlikely(q->timer_idle) && ared_timer_needed(&q->params)) {
 		q->timer_idle = false;
 		ared_timer_start(q);
 	}
 
+	now_ns = ared_arrival_needs_clock(&q->vars) ? ktime_get_ns() : 0;
 	verdict = ared_enqueue_verdict(&q->params, &q->vars, qlen,
-				       qdisc_pkt_len(skb), ktime_get_ns());
+				       qdisc_pkt_len(skb), now_ns);
 	if (verdict == ARED_DRAW)
 		verdict = ared_draw_verdict(&q->params, &q->vars,
 					    aqm_random_u32());
@@ -116,15 +120,19 @@ static int ared_qdisc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	case ARED_DRAW:		/* decided above */
 		break;
 	case ARED_EARLY_MARK:
+		qdisc_qstats_overlimit(sch);
 		if (INET_ECN_set_ce(skb)) {
 			WRITE_ONCE(q->stats.ecn_marks, q->stats.ecn_marks + 1);
 			break;
 		}
-		fallthrough;
+		WRITE_ONCE(q->stats.early_drops, q->stats.early_drops + 1);
+		return qdisc_drop(skb, sch, to_free);
 	case ARED_EARLY_DROP:
+		qdisc_qstats_overlimit(sch);
 		WRITE_ONCE(q->stats.early_drops, q->stats.early_drops + 1);
 		return qdisc_drop(skb, sch, to_free);
 	case ARED_FORCED_DROP:
+		qdisc_qstats_overlimit(sch);
 		WRITE_ONCE(q->stats.forced_drops, q->stats.forced_drops + 1);
 		return qdisc_drop(skb, sch, to_free);
 	case ARED_TAIL_DROP:
@@ -137,12 +145,20 @@ static int ared_qdisc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	return qdisc_enqueue_tail(skb, sch);
 }
 
+static int ared_qdisc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
+			      struct sk_buff **to_free)
+{
+	if (skb_is_gso(skb))
+		return aqm_enqueue_segments(skb, sch, to_free, ared_enqueue_one);
+	return ared_enqueue_one(skb, sch, to_free);
+}
+
 static struct sk_buff *ared_qdisc_dequeue(struct Qdisc *sch)
 {
 	struct ared_sched_data *q = qdisc_priv(sch);
 	struct sk_buff *skb = qdisc_dequeue_head(sch);
 
-	if (skb)
+	if (skb && (!sch->q.qlen || ared_needs_rate(&q->params)))
 		ared_dequeued(&q->vars, ktime_get_ns(), qdisc_pkt_len(skb),
 			      sch->q.qlen);
 	return skb;
@@ -205,6 +221,30 @@ static int ared_check_params(const struct ared_params *params,
 	return 0;
 }
 
+/* dumps read the parameters without the qdisc lock; every field goes here */
+static void ared_publish_params(struct ared_sched_data *q,
+				const struct ared_params *p)
+{
+	struct ared_params *dst = &q->params;
+
+	WRITE_ONCE(dst->limit_pkts, p->limit_pkts);
+	WRITE_ONCE(dst->min_pkts, p->min_pkts);
+	WRITE_ONCE(dst->max_pkts, p->max_pkts);
+	WRITE_ONCE(dst->maxp, p->maxp);
+	WRITE_ONCE(dst->weight_frac, p->weight_frac);
+	WRITE_ONCE(dst->bandwidth_bps, p->bandwidth_bps);
+	WRITE_ONCE(dst->avpkt_bytes, p->avpkt_bytes);
+	WRITE_ONCE(dst->interval_us, p->interval_us);
+	WRITE_ONCE(dst->target_low_frac, p->target_low_frac);
+	WRITE_ONCE(dst->target_high_frac, p->target_high_frac);
+	WRITE_ONCE(dst->gentle, p->gentle);
+	WRITE_ONCE(dst->wait, p->wait);
+	WRITE_ONCE(dst->adaptive, p->adaptive);
+	WRITE_ONCE(dst->ecn, p->ecn);
+	WRITE_ONCE(dst->harddrop, p->harddrop);
+	WRITE_ONCE(dst->bytemode, p->bytemode);
+}
+
 static int ared_change(struct Qdisc *sch, struct nlattr *opt,
 		       struct netlink_ext_ack *extack)
 {
@@ -260,10 +300,12 @@ static int ared_change(struct Qdisc *sch, struct nlattr *opt,
 	/* a new max_p, or adaptive switched on or off, restarts max_p */
 	restart_maxp = params.maxp != q->params.maxp ||
 		       params.adaptive != q->params.adaptive;
-	q->params = params;
+	if (!ared_needs_rate(&q->params) && ared_needs_rate(&params))
+		ared_estimator_restart(&q->vars);
+	ared_publish_params(q, &params);
 	WRITE_ONCE(sch->limit, params.limit_pkts);
 	if (restart_maxp)
-		q->vars.cur_maxp = params.maxp;
+		WRITE_ONCE(q->vars.cur_maxp, params.maxp);
 	ared_rederive(sch);
 
 	aqm_trim_to_limit(sch, params.limit_pkts);
@@ -338,8 +380,7 @@ static int ared_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 {
 	struct ared_sched_data *q = qdisc_priv(sch);
 	struct tc_ared_xstats st = {
-		.avg		= (READ_ONCE(q->vars.avg_pkts) << 32) |
-				  (READ_ONCE(q->vars.avg_frac) >> 32),
+		.avg		= READ_ONCE(q->vars.avg_q32),
 		.cur_maxp	= READ_ONCE(q->vars.cur_maxp),
 		.prob		= READ_ONCE(q->vars.prob),
 		.weight		= READ_ONCE(q->vars.weight_frac),

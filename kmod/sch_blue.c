@@ -23,6 +23,7 @@
 #include <net/inet_ecn.h>
 
 #include "aqm_compat.h"
+#include "aqm_qdisc.h"
 #include "uapi/linux/pkt_sched_aqm.h"
 #include "core/blue.h"
 
@@ -48,8 +49,9 @@ static const struct nla_policy blue_policy[TCA_BLUE_MAX + 1] = {
 	[TCA_BLUE_INCREMENT]	= NLA_POLICY_FULL_RANGE(NLA_U64, &blue_step_range),
 	[TCA_BLUE_DECREMENT]	= NLA_POLICY_FULL_RANGE(NLA_U64, &blue_step_range),
 	[TCA_BLUE_FREEZE]	= NLA_POLICY_FULL_RANGE(NLA_U32, &blue_freeze_range),
-	[TCA_BLUE_THRESHOLD]	= NLA_POLICY_MIN(NLA_U32, 1),
+	[TCA_BLUE_THRESHOLD]	= { .type = NLA_U32 },	/* 0: follow limit */
 	[TCA_BLUE_ECN]		= NLA_POLICY_MAX(NLA_U32, 1),
+	[TCA_BLUE_ECN_CEILING]	= NLA_POLICY_FULL_RANGE(NLA_U64, &blue_step_range),
 };
 
 /* Apply an event to pm and count what it did; caller holds the root lock */
@@ -66,8 +68,9 @@ static void blue_note_event(struct blue_sched_data *q, enum blue_event event)
 		WRITE_ONCE(q->stats.decrements, q->stats.decrements + 1);
 }
 
-static int blue_qdisc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
-			      struct sk_buff **to_free)
+/* one wire packet */
+static int blue_enqueue_one(struct sk_buff *skb, struct Qdisc *sch,
+			    struct sk_buff **to_free)
 {
 	struct blue_sched_data *q = qdisc_priv(sch);
 	u32 qlen = sch->q.qlen;
@@ -82,7 +85,9 @@ static int blue_qdisc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	/* p = 0 never drops: draw no random number (as pie does) */
 	if (q->vars.prob &&
 	    blue_should_drop(&q->vars, aqm_random_u32())) {
-		if (!q->params.ecn || !INET_ECN_set_ce(skb)) {
+		qdisc_qstats_overlimit(sch);
+		if (!aqm_mark_instead(skb, q->params.ecn, q->vars.prob,
+				      q->params.ecn_ceiling)) {
 			WRITE_ONCE(q->stats.early_drops, q->stats.early_drops + 1);
 			return qdisc_drop(skb, sch, to_free);
 		}
@@ -92,6 +97,14 @@ static int blue_qdisc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	if (qlen + 1 > q->stats.max_qlen_pkts)
 		WRITE_ONCE(q->stats.max_qlen_pkts, qlen + 1);
 	return qdisc_enqueue_tail(skb, sch);
+}
+
+static int blue_qdisc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
+			      struct sk_buff **to_free)
+{
+	if (skb_is_gso(skb))
+		return aqm_enqueue_segments(skb, sch, to_free, blue_enqueue_one);
+	return blue_enqueue_one(skb, sch, to_free);
 }
 
 static struct sk_buff *blue_qdisc_dequeue(struct Qdisc *sch)
@@ -113,6 +126,21 @@ static struct sk_buff *blue_qdisc_peek(struct Qdisc *sch)
 	if (!skb)
 		blue_note_event(q, blue_link_idle(&q->vars));
 	return skb;
+}
+
+/* dumps read the parameters without the qdisc lock; every field goes here */
+static void blue_publish_params(struct blue_sched_data *q,
+				const struct blue_params *p)
+{
+	struct blue_params *dst = &q->params;
+
+	WRITE_ONCE(dst->limit_pkts, p->limit_pkts);
+	WRITE_ONCE(dst->threshold_pkts, p->threshold_pkts);
+	WRITE_ONCE(dst->increment, p->increment);
+	WRITE_ONCE(dst->decrement, p->decrement);
+	WRITE_ONCE(dst->freeze_us, p->freeze_us);
+	WRITE_ONCE(dst->ecn, p->ecn);
+	WRITE_ONCE(dst->ecn_ceiling, p->ecn_ceiling);
 }
 
 static int blue_change(struct Qdisc *sch, struct nlattr *opt,
@@ -140,6 +168,8 @@ static int blue_change(struct Qdisc *sch, struct nlattr *opt,
 		params.threshold_pkts = nla_get_u32(tb[TCA_BLUE_THRESHOLD]);
 	if (tb[TCA_BLUE_ECN])
 		params.ecn = nla_get_u32(tb[TCA_BLUE_ECN]);
+	if (tb[TCA_BLUE_ECN_CEILING])
+		params.ecn_ceiling = nla_get_u64(tb[TCA_BLUE_ECN_CEILING]);
 
 	/* an unset threshold (0) follows the limit */
 	if (params.threshold_pkts > params.limit_pkts) {
@@ -149,7 +179,7 @@ static int blue_change(struct Qdisc *sch, struct nlattr *opt,
 	}
 
 	sch_tree_lock(sch);
-	q->params = params;
+	blue_publish_params(q, &params);
 	WRITE_ONCE(sch->limit, params.limit_pkts);
 
 	aqm_trim_to_limit(sch, params.limit_pkts);
@@ -175,22 +205,23 @@ static int blue_init(struct Qdisc *sch, struct nlattr *opt,
 static int blue_dump(struct Qdisc *sch, struct sk_buff *skb)
 {
 	struct blue_sched_data *q = qdisc_priv(sch);
-	u32 limit = READ_ONCE(q->params.limit_pkts);
-	u32 threshold = READ_ONCE(q->params.threshold_pkts);
 	struct nlattr *opts;
 
 	opts = nla_nest_start_noflag(skb, TCA_OPTIONS);
 	if (!opts)
 		goto nla_put_failure;
 
-	if (nla_put_u32(skb, TCA_BLUE_LIMIT, limit) ||
+	/* the threshold as configured: 0 follows limit, and replays so */
+	if (nla_put_u32(skb, TCA_BLUE_LIMIT, READ_ONCE(q->params.limit_pkts)) ||
 	    nla_put_u64_64bit(skb, TCA_BLUE_INCREMENT, READ_ONCE(q->params.increment),
 			      TCA_BLUE_PAD) ||
 	    nla_put_u64_64bit(skb, TCA_BLUE_DECREMENT, READ_ONCE(q->params.decrement),
 			      TCA_BLUE_PAD) ||
 	    nla_put_u32(skb, TCA_BLUE_FREEZE, READ_ONCE(q->params.freeze_us)) ||
-	    nla_put_u32(skb, TCA_BLUE_THRESHOLD, threshold ? threshold : limit) ||
-	    nla_put_u32(skb, TCA_BLUE_ECN, READ_ONCE(q->params.ecn)))
+	    nla_put_u32(skb, TCA_BLUE_THRESHOLD, READ_ONCE(q->params.threshold_pkts)) ||
+	    nla_put_u32(skb, TCA_BLUE_ECN, READ_ONCE(q->params.ecn)) ||
+	    nla_put_u64_64bit(skb, TCA_BLUE_ECN_CEILING,
+			      READ_ONCE(q->params.ecn_ceiling), TCA_BLUE_PAD))
 		goto nla_put_failure;
 
 	return nla_nest_end(skb, opts);
@@ -211,6 +242,8 @@ static int blue_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 		.early_drops	= READ_ONCE(q->stats.early_drops),
 		.tail_drops	= READ_ONCE(q->stats.tail_drops),
 		.ecn_marks	= READ_ONCE(q->stats.ecn_marks),
+		.threshold	= READ_ONCE(q->params.threshold_pkts) ?:
+				  READ_ONCE(q->params.limit_pkts),
 	};
 
 	return gnet_stats_copy_app(d, &st, sizeof(st));

@@ -17,6 +17,7 @@
 #include <linux/build_bug.h>
 
 #include "aqm_compat.h"
+#include "aqm_qdisc.h"
 #include "uapi/linux/pkt_sched_aqm.h"
 #include "core/pi.h"
 
@@ -33,6 +34,11 @@ struct pi_sched_data {
 static struct netlink_range_validation pi_freq_range = {
 	.min = PI_FREQ_MIN_MHZ,
 	.max = PI_FREQ_MAX_MHZ,
+};
+
+static struct netlink_range_validation pi_ecn_ceiling_range = {
+	.min = 1,
+	.max = PI_PROB_ONE,
 };
 
 static struct netlink_range_validation pi_rtt_range = {
@@ -54,6 +60,7 @@ static const struct nla_policy pi_policy[TCA_PI_MAX + 1] = {
 	[TCA_PI_RESPONSE] = NLA_POLICY_MAX(NLA_U32, __TC_PI_RESPONSE_MAX - 1),
 	[TCA_PI_SPACING] = NLA_POLICY_MAX(NLA_U32, __TC_PI_SPACING_MAX - 1),
 	[TCA_PI_MARGIN]	= NLA_POLICY_MAX(NLA_U32, PI_MARGIN_MAX_DEG),
+	[TCA_PI_ECN_CEILING] = NLA_POLICY_FULL_RANGE(NLA_U64, &pi_ecn_ceiling_range),
 };
 
 /* the core's enums are the uapi's */
@@ -66,8 +73,19 @@ static void pi_timer_start(struct pi_sched_data *q)
 		      HRTIMER_MODE_REL_PINNED_SOFT);
 }
 
-static int pi_qdisc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
-			    struct sk_buff **to_free)
+/* the early decision: p = 0 never drops, so it draws no random number */
+static bool pi_early_drop(struct pi_sched_data *q, u32 backlog_bytes)
+{
+	if (!q->vars.prob || !pi_backlog_allows_drop(&q->params, backlog_bytes))
+		return false;
+	if (q->params.even_spacing)
+		return pi_even_drop(&q->vars);
+	return pi_should_drop(&q->params, &q->vars, aqm_random_u32());
+}
+
+/* one wire packet */
+static int pi_enqueue_one(struct sk_buff *skb, struct Qdisc *sch,
+			  struct sk_buff **to_free)
 {
 	struct pi_sched_data *q = qdisc_priv(sch);
 	u32 qlen = sch->q.qlen;
@@ -82,10 +100,10 @@ static int pi_qdisc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 		return qdisc_drop(skb, sch, to_free);
 	}
 
-	/* p = 0 never drops: draw no random number (as pie does) */
-	if (q->vars.prob &&
-	    pi_should_drop(&q->params, &q->vars, aqm_random_u32())) {
-		if (!q->params.ecn || !INET_ECN_set_ce(skb)) {
+	if (pi_early_drop(q, sch->qstats.backlog)) {
+		qdisc_qstats_overlimit(sch);
+		if (!aqm_mark_instead(skb, q->params.ecn, q->vars.prob,
+				      q->params.ecn_ceiling)) {
 			WRITE_ONCE(q->stats.early_drops, q->stats.early_drops + 1);
 			return qdisc_drop(skb, sch, to_free);
 		}
@@ -97,13 +115,20 @@ static int pi_qdisc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	return qdisc_enqueue_tail(skb, sch);
 }
 
+static int pi_qdisc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
+			    struct sk_buff **to_free)
+{
+	if (skb_is_gso(skb))
+		return aqm_enqueue_segments(skb, sch, to_free, pi_enqueue_one);
+	return pi_enqueue_one(skb, sch, to_free);
+}
+
 static struct sk_buff *pi_qdisc_dequeue(struct Qdisc *sch)
 {
 	struct pi_sched_data *q = qdisc_priv(sch);
 	struct sk_buff *skb = qdisc_dequeue_head(sch);
 
-	/* only autotune without a bandwidth needs the dequeue rate */
-	if (skb && q->params.autotune && !q->params.bandwidth_bps)
+	if (skb && pi_needs_rate(&q->params))
 		pi_dequeued(&q->params, &q->vars, sch->q.qlen, ktime_get_ns());
 	return skb;
 }
@@ -129,6 +154,28 @@ static enum hrtimer_restart pi_timer(struct hrtimer *timer)
 	spin_unlock(root_lock);
 	rcu_read_unlock();
 	return busy ? HRTIMER_RESTART : HRTIMER_NORESTART;
+}
+
+/* dumps read the parameters without the qdisc lock; every field goes here */
+static void pi_publish_params(struct pi_sched_data *q, const struct pi_params *p)
+{
+	struct pi_params *dst = &q->params;
+
+	WRITE_ONCE(dst->limit_pkts, p->limit_pkts);
+	WRITE_ONCE(dst->target_pkts, p->target_pkts);
+	WRITE_ONCE(dst->a_frac, p->a_frac);
+	WRITE_ONCE(dst->b_frac, p->b_frac);
+	WRITE_ONCE(dst->freq_mhz, p->freq_mhz);
+	WRITE_ONCE(dst->ecn, p->ecn);
+	WRITE_ONCE(dst->ecn_ceiling, p->ecn_ceiling);
+	WRITE_ONCE(dst->autotune, p->autotune);
+	WRITE_ONCE(dst->rtt_us, p->rtt_us);
+	WRITE_ONCE(dst->flows, p->flows);
+	WRITE_ONCE(dst->bandwidth_bps, p->bandwidth_bps);
+	WRITE_ONCE(dst->pkt_bytes, p->pkt_bytes);
+	WRITE_ONCE(dst->response, p->response);
+	WRITE_ONCE(dst->even_spacing, p->even_spacing);
+	WRITE_ONCE(dst->margin_deg, p->margin_deg);
 }
 
 static int pi_change(struct Qdisc *sch, struct nlattr *opt,
@@ -170,6 +217,8 @@ static int pi_change(struct Qdisc *sch, struct nlattr *opt,
 		params.even_spacing = nla_get_u32(tb[TCA_PI_SPACING]) == TC_PI_SPACING_EVEN;
 	if (tb[TCA_PI_MARGIN])
 		params.margin_deg = nla_get_u32(tb[TCA_PI_MARGIN]);
+	if (tb[TCA_PI_ECN_CEILING])
+		params.ecn_ceiling = nla_get_u64(tb[TCA_PI_ECN_CEILING]);
 	params.pkt_bytes = max_t(u32, psched_mtu(qdisc_dev(sch)), 1);
 
 	if (params.target_pkts >= params.limit_pkts) {
@@ -192,7 +241,10 @@ static int pi_change(struct Qdisc *sch, struct nlattr *opt,
 	}
 
 	sch_tree_lock(sch);
-	q->params = params;
+	/* an estimator fed again must not count the pause as service time */
+	if (!pi_needs_rate(&q->params) && pi_needs_rate(&params))
+		aqm_dq_rate_init(&q->vars.dq);
+	pi_publish_params(q, &params);
 	WRITE_ONCE(sch->limit, params.limit_pkts);
 	pi_retune(&q->params, &q->vars, true);
 
@@ -245,7 +297,9 @@ static int pi_dump(struct Qdisc *sch, struct sk_buff *skb)
 	    nla_put_u32(skb, TCA_PI_RESPONSE, READ_ONCE(q->params.response)) ||
 	    nla_put_u32(skb, TCA_PI_SPACING, READ_ONCE(q->params.even_spacing) ?
 			TC_PI_SPACING_EVEN : TC_PI_SPACING_RANDOM) ||
-	    nla_put_u32(skb, TCA_PI_MARGIN, READ_ONCE(q->params.margin_deg)))
+	    nla_put_u32(skb, TCA_PI_MARGIN, READ_ONCE(q->params.margin_deg)) ||
+	    nla_put_u64_64bit(skb, TCA_PI_ECN_CEILING, READ_ONCE(q->params.ecn_ceiling),
+			      TCA_PI_PAD))
 		goto nla_put_failure;
 
 	return nla_nest_end(skb, opts);

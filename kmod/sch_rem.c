@@ -24,6 +24,7 @@
 #include <net/inet_ecn.h>
 
 #include "aqm_compat.h"
+#include "aqm_qdisc.h"
 #include "uapi/linux/pkt_sched_aqm.h"
 #include "core/rem.h"
 
@@ -52,6 +53,11 @@ static struct netlink_range_validation rem_inw_range = {
 	.max = REM_WEIGHT_ONE,
 };
 
+static struct netlink_range_validation rem_ecn_ceiling_range = {
+	.min = 1,
+	.max = REM_PROB_ONE,
+};
+
 static const struct nla_policy rem_policy[TCA_REM_MAX + 1] = {
 	[TCA_REM_LIMIT]		= NLA_POLICY_MIN(NLA_U32, 1),
 	[TCA_REM_TARGET]	= { .type = NLA_U32 },
@@ -62,6 +68,7 @@ static const struct nla_policy rem_policy[TCA_REM_MAX + 1] = {
 	[TCA_REM_INW]		= NLA_POLICY_FULL_RANGE(NLA_U64, &rem_inw_range),
 	[TCA_REM_BANDWIDTH]	= { .type = NLA_U64 },
 	[TCA_REM_ECN]		= NLA_POLICY_MAX(NLA_U32, 1),
+	[TCA_REM_ECN_CEILING]	= NLA_POLICY_FULL_RANGE(NLA_U64, &rem_ecn_ceiling_range),
 };
 
 static void rem_timer_start(struct rem_sched_data *q)
@@ -70,8 +77,9 @@ static void rem_timer_start(struct rem_sched_data *q)
 		      HRTIMER_MODE_REL_PINNED_SOFT);
 }
 
-static int rem_qdisc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
-			     struct sk_buff **to_free)
+/* one wire packet */
+static int rem_enqueue_one(struct sk_buff *skb, struct Qdisc *sch,
+			   struct sk_buff **to_free)
 {
 	struct rem_sched_data *q = qdisc_priv(sch);
 	u32 qlen = sch->q.qlen;
@@ -92,7 +100,9 @@ static int rem_qdisc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	/* p = 0 never drops: draw no random number (as pie does) */
 	if (q->vars.prob &&
 	    rem_should_drop(&q->vars, aqm_random_u32())) {
-		if (!q->params.ecn || !INET_ECN_set_ce(skb)) {
+		qdisc_qstats_overlimit(sch);
+		if (!aqm_mark_instead(skb, q->params.ecn, q->vars.prob,
+				      q->params.ecn_ceiling)) {
 			WRITE_ONCE(q->stats.early_drops, q->stats.early_drops + 1);
 			return qdisc_drop(skb, sch, to_free);
 		}
@@ -104,12 +114,20 @@ static int rem_qdisc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	return qdisc_enqueue_tail(skb, sch);
 }
 
+static int rem_qdisc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
+			     struct sk_buff **to_free)
+{
+	if (skb_is_gso(skb))
+		return aqm_enqueue_segments(skb, sch, to_free, rem_enqueue_one);
+	return rem_enqueue_one(skb, sch, to_free);
+}
+
 static struct sk_buff *rem_qdisc_dequeue(struct Qdisc *sch)
 {
 	struct rem_sched_data *q = qdisc_priv(sch);
 	struct sk_buff *skb = qdisc_dequeue_head(sch);
 
-	if (skb)
+	if (skb && rem_needs_rate(&q->params))
 		rem_dequeued(&q->params, &q->vars, sch->q.qlen, ktime_get_ns());
 	return skb;
 }
@@ -143,6 +161,26 @@ static enum hrtimer_restart rem_timer(struct hrtimer *timer)
 	return busy ? HRTIMER_RESTART : HRTIMER_NORESTART;
 }
 
+/* dumps read the parameters without the qdisc lock; every field goes here */
+static void rem_publish_params(struct rem_sched_data *q, const struct rem_params *p)
+{
+	struct rem_params *dst = &q->params;
+
+	WRITE_ONCE(dst->limit_pkts, p->limit_pkts);
+	WRITE_ONCE(dst->target_pkts, p->target_pkts);
+	WRITE_ONCE(dst->gamma_frac, p->gamma_frac);
+	WRITE_ONCE(dst->phi_frac, p->phi_frac);
+	WRITE_ONCE(dst->alpha_frac, p->alpha_frac);
+	WRITE_ONCE(dst->inw_q62, p->inw_q62);
+	WRITE_ONCE(dst->interval_us, p->interval_us);
+	WRITE_ONCE(dst->bandwidth_bps, p->bandwidth_bps);
+	WRITE_ONCE(dst->pkt_bytes, p->pkt_bytes);
+	WRITE_ONCE(dst->ecn, p->ecn);
+	WRITE_ONCE(dst->ecn_ceiling, p->ecn_ceiling);
+	WRITE_ONCE(dst->log2phi_frac, p->log2phi_frac);
+	dst->cap_fixed = p->cap_fixed;	/* not dumped */
+}
+
 static int rem_change(struct Qdisc *sch, struct nlattr *opt,
 		      struct netlink_ext_ack *extack)
 {
@@ -174,6 +212,8 @@ static int rem_change(struct Qdisc *sch, struct nlattr *opt,
 		params.bandwidth_bps = nla_get_u64(tb[TCA_REM_BANDWIDTH]);
 	if (tb[TCA_REM_ECN])
 		params.ecn = nla_get_u32(tb[TCA_REM_ECN]);
+	if (tb[TCA_REM_ECN_CEILING])
+		params.ecn_ceiling = nla_get_u64(tb[TCA_REM_ECN_CEILING]);
 
 	if (params.target_pkts >= params.limit_pkts) {
 		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_REM_TARGET] ?: tb[TCA_REM_LIMIT],
@@ -186,7 +226,10 @@ static int rem_change(struct Qdisc *sch, struct nlattr *opt,
 	rem_params_derive(&params);
 
 	sch_tree_lock(sch);
-	q->params = params;
+	/* an estimator fed again must not count the pause as service time */
+	if (!rem_needs_rate(&q->params) && rem_needs_rate(&params))
+		aqm_dq_rate_init(&q->vars.dq);
+	rem_publish_params(q, &params);
 	WRITE_ONCE(sch->limit, params.limit_pkts);
 
 	aqm_trim_to_limit(sch, params.limit_pkts);
@@ -236,7 +279,9 @@ static int rem_dump(struct Qdisc *sch, struct sk_buff *skb)
 			      TCA_REM_PAD) ||
 	    nla_put_u64_64bit(skb, TCA_REM_BANDWIDTH, READ_ONCE(q->params.bandwidth_bps),
 			      TCA_REM_PAD) ||
-	    nla_put_u32(skb, TCA_REM_ECN, READ_ONCE(q->params.ecn)))
+	    nla_put_u32(skb, TCA_REM_ECN, READ_ONCE(q->params.ecn)) ||
+	    nla_put_u64_64bit(skb, TCA_REM_ECN_CEILING, READ_ONCE(q->params.ecn_ceiling),
+			      TCA_REM_PAD))
 		goto nla_put_failure;
 
 	return nla_nest_end(skb, opts);

@@ -8,6 +8,7 @@
 #define TC_AQM_UTIL_H
 
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -35,6 +36,26 @@ static inline int aqm_get_double(double *val, const char *arg)
 	return 0;
 }
 
+/*
+ * The same in long double, for the values the kernel takes as 64-bit fixed
+ * point: its 64-bit mantissa (x86) holds any of them, so that one sent
+ * without tc still reads back from what tc shows.
+ */
+static inline int aqm_get_ldouble(long double *val, const char *arg)
+{
+	long double d;
+	char *end;
+
+	if (!arg || !*arg)
+		return -1;
+	errno = 0;
+	d = strtold(arg, &end);
+	if (*end || end == arg || errno == ERANGE || !isfinite(d))
+		return -1;
+	*val = d;
+	return 0;
+}
+
 /* a number in [min, max] */
 static inline int aqm_get_double_range(double *val, const char *arg,
 				       double min, double max)
@@ -50,12 +71,12 @@ static inline int aqm_get_double_range(double *val, const char *arg,
 /* a fraction in [0, 1) as the kernel's __u64 (value / 2^64), rounded */
 static inline int aqm_get_frac64(__u64 *frac, const char *arg)
 {
-	double d;
+	long double d;
 
-	if (aqm_get_double(&d, arg) || d < 0 || d >= 1)
+	if (aqm_get_ldouble(&d, arg) || d < 0 || d >= 1)
 		return -1;
-	d = nearbyint(ldexp(d, 64));
-	*frac = d >= 0x1p64 ? UINT64_MAX : (__u64)d;
+	d = nearbyintl(ldexpl(d, 64));
+	*frac = d >= 0x1p64L ? UINT64_MAX : (__u64)d;
 	return 0;
 }
 
@@ -76,6 +97,51 @@ static inline int aqm_illegal(const char *kind, const char *arg,
 	fprintf(stderr, "%s: Illegal \"%s\": %s\n", kind, arg, rule);
 	return -1;
 }
+
+/*
+ * A __u32 count written as tc shows it: digits, optionally followed by
+ * @unit ("p" for packets, "b" for bytes), so that a printed "limit 1000p"
+ * reads back. Bases as get_u32() takes them.
+ */
+static inline int aqm_get_u32_unit(__u32 *val, const char *arg,
+				   const char *unit)
+{
+	size_t len = arg ? strlen(arg) : 0, ulen = strlen(unit);
+	char buf[32];
+
+	if (len == 0 || len >= sizeof(buf))
+		return -1;
+	memcpy(buf, arg, len + 1);
+	if (len > ulen && strcmp(buf + len - ulen, unit) == 0)
+		buf[len - ulen] = '\0';
+	return get_u32(val, buf, 0);
+}
+
+/* a packet count, "1000" or "1000p" */
+static inline int aqm_get_pkts(__u32 *pkts, const char *arg)
+{
+	return aqm_get_u32_unit(pkts, arg, "p");
+}
+
+/*
+ * A probability in (0, 1] as the kernel's __u64 with 1.0 = TC_AQM_PROB_ONE,
+ * rounded, not rounding to 0 (below the resolution, 2^-62).
+ */
+static inline int aqm_get_prob(__u64 *prob, const char *arg)
+{
+	long double d;
+
+	if (aqm_get_ldouble(&d, arg) || d <= 0 || d > 1)
+		return -1;
+	d = nearbyintl(ldexpl(d, TC_AQM_PROB_SHIFT));
+	if (d < 1)
+		return -1;
+	*prob = (__u64)d;
+	return 0;
+}
+
+/* "ecn_ceiling PROB": above this probability ECN-capable packets are dropped */
+#define AQM_ECN_CEILING_HELP	"must be a probability in (0, 1]"
 
 /*
  * A time in [min_us, max_us] microseconds, written as tc's get_time() reads
@@ -187,14 +253,146 @@ static inline int aqm_get_bandwidth(__u64 *bytes_per_sec, const char *arg)
 	return aqm_get_rate_bps(bytes_per_sec, arg);
 }
 
+/*
+ * Printing. What `tc qdisc show` prints must read back: given to
+ * `tc qdisc replace`, it sets the very same fixed-point values. tc's own
+ * printers round (sprint_time() to 3 digits, print_rate() drops the
+ * remainder of its unit, "%g" keeps 6 digits), so these print exactly.
+ */
+
+/* reads one keyword's value into the __u64 the kernel gets */
+typedef int (*aqm_parse_fn)(__u64 *val, const char *arg);
+
+/*
+ * The shortest decimal form of x that @parse reads back as @val; x is @val
+ * in the argument's unit. Written as %g writes it (0.0025, 1.822e-05, 170),
+ * in exponent form only where %g's 6 digits would be (not 1.7e+02). A
+ * value that no string reads back as (one sent without tc) gets every
+ * digit there is.
+ */
+static inline const char *aqm_sprint_exact(char *buf, size_t len,
+					   long double x, __u64 val,
+					   aqm_parse_fn parse)
+{
+	bool exp_form;
+	__u64 back;
+	int prec;
+
+	snprintf(buf, len, "%.6Lg", x);
+	exp_form = strchr(buf, 'e');
+	for (prec = 1; prec <= DECIMAL_DIG; prec++) {
+		snprintf(buf, len, "%.*Lg", prec, x);
+		if ((prec >= 6 || !strchr(buf, 'e') == !exp_form) &&
+		    parse(&back, buf) == 0 && back == val)
+			break;
+	}
+	return buf;
+}
+
+/* a fixed-point value: exact in text (fmt takes a %s), a float in JSON */
+static inline void aqm_print_exact(const char *key, const char *fmt,
+				   long double x, __u64 val, aqm_parse_fn parse)
+{
+	char buf[64];
+
+	print_float(PRINT_JSON, key, NULL, (double)x);
+	print_string(PRINT_FP, NULL, fmt,
+		     aqm_sprint_exact(buf, sizeof(buf), x, val, parse));
+}
+
+/* a probability in TC_AQM_PROB_ONE units, as aqm_get_prob() reads it */
+static inline void aqm_print_prob(const char *key, const char *fmt, __u64 prob)
+{
+	aqm_print_exact(key, fmt, ldexpl((long double)prob, -TC_AQM_PROB_SHIFT),
+			prob, aqm_get_prob);
+}
+
+/* a fraction of 2^64, as aqm_get_frac64() reads it */
+static inline void aqm_print_frac64(const char *key, const char *fmt,
+				    __u64 frac)
+{
+	aqm_print_exact(key, fmt, ldexpl((long double)frac, -64), frac,
+			aqm_get_frac64);
+}
+
+/*
+ * A time in microseconds, exactly, in the largest unit it reaches:
+ * 250us, 1.234ms, 200ms, 1.5s (sprint_time() would show 1234us as 1.23ms).
+ */
+static inline const char *aqm_sprint_time_us(char *buf, size_t len, __u32 us)
+{
+	const char *unit = us >= 1000000 ? "s" : "ms";
+	size_t n;
+
+	if (us < 1000) {
+		snprintf(buf, len, "%uus", us);
+		return buf;
+	}
+	if (us >= 1000000)
+		snprintf(buf, len, "%u.%06u", us / 1000000, us % 1000000);
+	else
+		snprintf(buf, len, "%u.%03u", us / 1000, us % 1000);
+	n = strlen(buf);
+	while (buf[n - 1] == '0')
+		n--;
+	if (buf[n - 1] == '.')
+		n--;
+	snprintf(buf + n, len - n, "%s", unit);
+	return buf;
+}
+
+/* a time: microseconds in JSON, exact text (fmt takes a %s) */
+static inline void aqm_print_time_us(const char *key, const char *fmt, __u32 us)
+{
+	char buf[32];
+
+	print_uint(PRINT_JSON, key, NULL, us);
+	print_string(PRINT_FP, NULL, fmt, aqm_sprint_time_us(buf, sizeof(buf), us));
+}
+
+/*
+ * A rate in bytes/s as bits/s with the largest SI prefix that keeps it
+ * exact: 1Gbit, 45Mbit, 1234568bit (print_rate() would show 1234Kbit).
+ */
+static inline const char *aqm_sprint_rate(char *buf, size_t len,
+					  __u64 bytes_per_sec)
+{
+	static const char * const prefix[] = { "", "K", "M", "G", "T" };
+	unsigned int i = 0;
+	__u64 bits;
+
+	if (bytes_per_sec > UINT64_MAX / 8) {
+		snprintf(buf, len, "%lluBps", (unsigned long long)bytes_per_sec);
+		return buf;
+	}
+	bits = bytes_per_sec * 8;
+	while (i < 4 && bits % 1000 == 0) {
+		bits /= 1000;
+		i++;
+	}
+	snprintf(buf, len, "%llu%sbit", (unsigned long long)bits, prefix[i]);
+	return buf;
+}
+
 /* as tc shows it: a rate, or auto for 0; bytes/s in JSON */
 static inline void aqm_print_bandwidth(__u64 bytes_per_sec)
 {
+	char buf[32];
+
 	print_u64(PRINT_JSON, "bandwidth", NULL, bytes_per_sec);
 	if (bytes_per_sec)
-		tc_print_rate(PRINT_FP, NULL, "bandwidth %s ", bytes_per_sec);
+		print_string(PRINT_FP, NULL, "bandwidth %s ",
+			     aqm_sprint_rate(buf, sizeof(buf), bytes_per_sec));
 	else
 		print_string(PRINT_FP, NULL, "%s", "bandwidth auto ");
+}
+
+/* "ecn_ceiling 0.1", whenever the kernel reports one */
+static inline void aqm_print_ecn_ceiling(struct rtattr *tb[], int type)
+{
+	if (aqm_has(tb, type, sizeof(__u64)))
+		aqm_print_prob("ecn_ceiling", "ecn_ceiling %s ",
+			       rta_getattr_u64(tb[type]));
 }
 
 #endif /* TC_AQM_UTIL_H */

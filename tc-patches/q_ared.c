@@ -32,7 +32,7 @@ static int ared_get_pkts_or_auto(__u32 *val, const char *arg)
 		*val = 0;
 		return 0;
 	}
-	return get_u32(val, arg, 0) || *val == 0 ? -1 : 0;
+	return aqm_get_pkts(val, arg) || *val == 0 ? -1 : 0;
 }
 
 static int ared_parse_opt(struct qdisc_util *qu, int argc, char **argv,
@@ -51,7 +51,7 @@ static int ared_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 	while (argc > 0) {
 		if (strcmp(*argv, "limit") == 0) {
 			AQM_NEXT_ARG("ared");
-			if (get_u32(&limit, *argv, 0) || limit == 0)
+			if (aqm_get_pkts(&limit, *argv) || limit == 0)
 				return aqm_illegal("ared", "limit",
 						   "must be a packet count in [1, 4294967295]");
 			has_limit = true;
@@ -68,13 +68,12 @@ static int ared_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 						   "must be a packet count in [1, 4294967295] or auto");
 			has_max = true;
 		} else if (strcmp(*argv, "maxp") == 0) {
-			double p;
+			long double p;
 
 			AQM_NEXT_ARG("ared");
-			if (aqm_get_double(&p, *argv) || !(p > 0 && p <= 1))
+			if (aqm_get_ldouble(&p, *argv) || !(p > 0 && p <= 1))
 				return aqm_illegal("ared", "maxp", "must be a probability in (0, 1]");
-			maxp = (__u64)nearbyint(ldexp(p, TC_AQM_PROB_SHIFT));
-			if (maxp == 0)
+			if (aqm_get_prob(&maxp, *argv))
 				return aqm_illegal("ared", "maxp", "is too small (below 2^-62)");
 			has_maxp = true;
 		} else if (strcmp(*argv, "weight") == 0) {
@@ -95,7 +94,8 @@ static int ared_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 			AQM_NEXT_ARG("ared");
 			if (strcmp(*argv, "auto") == 0)
 				avpkt = 0;
-			else if (get_u32(&avpkt, *argv, 0) || avpkt == 0 || avpkt > 65536)
+			else if (aqm_get_u32_unit(&avpkt, *argv, "b") || avpkt == 0 ||
+				 avpkt > 65536)
 				return aqm_illegal("ared", "avpkt",
 						   "must be a size in bytes in [1, 65536] or auto");
 			has_avpkt = true;
@@ -232,7 +232,6 @@ static void ared_print_flag(struct rtattr **tb, int attr, const char *key,
 static int ared_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 {
 	struct rtattr *tb[TCA_ARED_MAX + 1];
-	SPRINT_BUF(b1);
 
 	if (!opt)
 		return 0;
@@ -244,32 +243,29 @@ static int ared_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 	ared_print_pkts(tb, TCA_ARED_MIN_THRESH, "min", "min %up ", "min auto ");
 	ared_print_pkts(tb, TCA_ARED_MAX_THRESH, "max", "max %up ", "max auto ");
 	if (aqm_has(tb, TCA_ARED_MAXP, sizeof(__u64)))
-		print_float(PRINT_ANY, "maxp", "maxp %g ",
-			    aqm_prob_to_double(rta_getattr_u64(tb[TCA_ARED_MAXP])));
+		aqm_print_prob("maxp", "maxp %s ", rta_getattr_u64(tb[TCA_ARED_MAXP]));
 	if (aqm_has(tb, TCA_ARED_WEIGHT, sizeof(__u64))) {
 		__u64 w = rta_getattr_u64(tb[TCA_ARED_WEIGHT]);
 
-		print_float(PRINT_JSON, "weight", NULL, aqm_frac64_to_double(w));
-		if (w)
-			print_float(PRINT_FP, NULL, "weight %g ", aqm_frac64_to_double(w));
-		else
+		if (w) {
+			aqm_print_frac64("weight", "weight %s ", w);
+		} else {
+			print_float(PRINT_JSON, "weight", NULL, 0);
 			print_string(PRINT_FP, NULL, "%s", "weight auto ");
+		}
 	}
 	ared_print_flag(tb, TCA_ARED_GENTLE, "gentle", "nogentle");
 	ared_print_flag(tb, TCA_ARED_WAIT, "wait", "nowait");
 	ared_print_flag(tb, TCA_ARED_ADAPTIVE, "adaptive", "noadaptive");
-	if (aqm_has(tb, TCA_ARED_INTERVAL, sizeof(__u32))) {
-		__u32 us = rta_getattr_u32(tb[TCA_ARED_INTERVAL]);
-
-		print_uint(PRINT_JSON, "interval", NULL, us);
-		print_string(PRINT_FP, NULL, "interval %s ", sprint_time(us, b1));
-	}
+	if (aqm_has(tb, TCA_ARED_INTERVAL, sizeof(__u32)))
+		aqm_print_time_us("interval", "interval %s ",
+				  rta_getattr_u32(tb[TCA_ARED_INTERVAL]));
 	if (aqm_has(tb, TCA_ARED_TARGET_LOW, sizeof(__u64)))
-		print_float(PRINT_ANY, "target_low", "target-low %g ",
-			    aqm_frac64_to_double(rta_getattr_u64(tb[TCA_ARED_TARGET_LOW])));
+		aqm_print_frac64("target_low", "target-low %s ",
+				 rta_getattr_u64(tb[TCA_ARED_TARGET_LOW]));
 	if (aqm_has(tb, TCA_ARED_TARGET_HIGH, sizeof(__u64)))
-		print_float(PRINT_ANY, "target_high", "target-high %g ",
-			    aqm_frac64_to_double(rta_getattr_u64(tb[TCA_ARED_TARGET_HIGH])));
+		aqm_print_frac64("target_high", "target-high %s ",
+				 rta_getattr_u64(tb[TCA_ARED_TARGET_HIGH]));
 	if (aqm_has(tb, TCA_ARED_BANDWIDTH, sizeof(__u64)))
 		aqm_print_bandwidth(rta_getattr_u64(tb[TCA_ARED_BANDWIDTH]));
 	if (aqm_has(tb, TCA_ARED_AVPKT, sizeof(__u32))) {

@@ -10,13 +10,16 @@ static void explain(void)
 	fprintf(stderr,
 		"Usage: ... pi [ limit PACKETS ] [ target PACKETS ]\n"
 		"              [ a A ] [ b B ] [ freq HZ ] [ ecn | noecn ]\n"
+		"              [ ecn_ceiling PROB ]\n"
 		"              [ autotune [ rtt TIME ] [ flows N ]\n"
 		"                [ bandwidth RATE | bandwidth auto ]\n"
 		"                [ response reno | response highspeed ]\n"
 		"                [ margin DEGREES ] | noautotune ]\n"
 		"              [ spacing random | spacing even ]\n"
 		"  A, B: gains in [0, 1) (defaults 1.822e-5, 1.816e-5)\n"
-		"  HZ: update frequency in [0.01, 100000] (default 170)\n"
+		"  HZ: update frequency in [0.01, 1000] (default 170)\n"
+		"  PROB: with ecn, ECN-capable packets are marked while p is at most\n"
+		"  PROB and dropped above it, in (0, 1] (default 0.1; 1: always marked)\n"
 		"  autotune: derive A and B from the PI paper's rules for a link of\n"
 		"  RATE (default auto: the measured dequeue rate), at least N flows\n"
 		"  (default 1) and round-trip times at most TIME in [1us, 10s]\n"
@@ -25,29 +28,47 @@ static void explain(void)
 		"  spacing even: drop every 1/p-th packet, not each with probability p\n");
 }
 
+/* an update frequency in Hz, "170" or "170Hz" as shown, into mHz */
+static int pi_get_freq_mhz(__u64 *mhz, const char *arg)
+{
+	size_t len = arg ? strlen(arg) : 0;
+	char buf[64];
+	double hz;
+
+	if (len == 0 || len >= sizeof(buf))
+		return -1;
+	memcpy(buf, arg, len + 1);
+	if (len > 2 && strcasecmp(buf + len - 2, "hz") == 0)
+		buf[len - 2] = '\0';
+	if (aqm_get_double_range(&hz, buf, 0.01, 1000))
+		return -1;
+	*mhz = lround(hz * 1000);
+	return 0;
+}
+
 static int pi_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 			struct nlmsghdr *n, const char *dev)
 {
 	bool has_limit = false, has_target = false, has_a = false;
 	bool has_b = false, has_freq = false, has_rtt = false;
-	bool has_flows = false, has_bandwidth = false;
-	__u32 limit = 0, target = 0, freq_mhz = 0, rtt_us = 0, flows = 0;
+	bool has_flows = false, has_bandwidth = false, has_ceiling = false;
+	__u32 limit = 0, target = 0, rtt_us = 0, flows = 0;
 	__u32 margin = 0;
 	bool has_margin = false;
-	__u64 a = 0, b = 0, bandwidth = 0;
+	__u64 a = 0, b = 0, bandwidth = 0, freq_mhz = 0, ceiling = 0;
 	int ecn = -1, autotune = -1, response = -1, spacing = -1;
 	struct rtattr *tail;
 
 	while (argc > 0) {
 		if (strcmp(*argv, "limit") == 0) {
 			AQM_NEXT_ARG("pi");
-			if (get_u32(&limit, *argv, 0) || limit == 0)
+			if (aqm_get_pkts(&limit, *argv) || limit == 0)
 				return aqm_illegal("pi", "limit",
 						   "must be a packet count in [1, 4294967295]");
 			has_limit = true;
 		} else if (strcmp(*argv, "target") == 0) {
 			AQM_NEXT_ARG("pi");
-			if (get_u32(&target, *argv, 0))
+			if (aqm_get_pkts(&target, *argv))
 				return aqm_illegal("pi", "target",
 						   "must be a packet count in [0, 4294967295]");
 			has_target = true;
@@ -62,18 +83,20 @@ static int pi_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 				return aqm_illegal("pi", "b", "must be a number in [0, 1)");
 			has_b = true;
 		} else if (strcmp(*argv, "freq") == 0) {
-			double hz;
-
 			AQM_NEXT_ARG("pi");
-			if (aqm_get_double_range(&hz, *argv, 0.01, 100000))
+			if (pi_get_freq_mhz(&freq_mhz, *argv))
 				return aqm_illegal("pi", "freq",
-						   "must be a frequency in Hz in [0.01, 100000]");
-			freq_mhz = lround(hz * 1000);
+						   "must be a frequency in Hz in [0.01, 1000]");
 			has_freq = true;
 		} else if (strcmp(*argv, "ecn") == 0) {
 			ecn = 1;
 		} else if (strcmp(*argv, "noecn") == 0) {
 			ecn = 0;
+		} else if (strcmp(*argv, "ecn_ceiling") == 0) {
+			AQM_NEXT_ARG("pi");
+			if (aqm_get_prob(&ceiling, *argv))
+				return aqm_illegal("pi", "ecn_ceiling", AQM_ECN_CEILING_HELP);
+			has_ceiling = true;
 		} else if (strcmp(*argv, "autotune") == 0) {
 			autotune = 1;
 		} else if (strcmp(*argv, "noautotune") == 0) {
@@ -144,9 +167,11 @@ static int pi_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 	if (has_b)
 		addattr64(n, 1024, TCA_PI_B, b);
 	if (has_freq)
-		addattr32(n, 1024, TCA_PI_FREQ, freq_mhz);
+		addattr32(n, 1024, TCA_PI_FREQ, (__u32)freq_mhz);
 	if (ecn != -1)
 		addattr32(n, 1024, TCA_PI_ECN, ecn);
+	if (has_ceiling)
+		addattr64(n, 1024, TCA_PI_ECN_CEILING, ceiling);
 	if (autotune != -1)
 		addattr32(n, 1024, TCA_PI_AUTOTUNE, autotune);
 	if (has_rtt)
@@ -172,15 +197,9 @@ static const char *pi_response_name(__u32 response)
 
 static void pi_print_autotune(struct rtattr *tb[])
 {
-	SPRINT_BUF(b1);
-
 	print_bool(PRINT_ANY, "autotune", "autotune ", true);
-	if (aqm_has(tb, TCA_PI_RTT, sizeof(__u32))) {
-		__u32 us = rta_getattr_u32(tb[TCA_PI_RTT]);
-
-		print_uint(PRINT_JSON, "rtt", NULL, us);
-		print_string(PRINT_FP, NULL, "rtt %s ", sprint_time(us, b1));
-	}
+	if (aqm_has(tb, TCA_PI_RTT, sizeof(__u32)))
+		aqm_print_time_us("rtt", "rtt %s ", rta_getattr_u32(tb[TCA_PI_RTT]));
 	if (aqm_has(tb, TCA_PI_FLOWS, sizeof(__u32)))
 		print_uint(PRINT_ANY, "flows", "flows %u ", rta_getattr_u32(tb[TCA_PI_FLOWS]));
 	if (aqm_has(tb, TCA_PI_BANDWIDTH, sizeof(__u64)))
@@ -219,19 +238,21 @@ static int pi_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 	if (autotune)
 		pi_print_autotune(tb);
 	if (!autotune && aqm_has(tb, TCA_PI_A, sizeof(__u64)))
-		print_float(PRINT_ANY, "a", "a %g ",
-			    aqm_frac64_to_double(rta_getattr_u64(tb[TCA_PI_A])));
+		aqm_print_frac64("a", "a %s ", rta_getattr_u64(tb[TCA_PI_A]));
 	if (!autotune && aqm_has(tb, TCA_PI_B, sizeof(__u64)))
-		print_float(PRINT_ANY, "b", "b %g ",
-			    aqm_frac64_to_double(rta_getattr_u64(tb[TCA_PI_B])));
-	if (aqm_has(tb, TCA_PI_FREQ, sizeof(__u32)))
-		print_float(PRINT_ANY, "freq", "freq %gHz ",
-			    rta_getattr_u32(tb[TCA_PI_FREQ]) / 1000.0);
+		aqm_print_frac64("b", "b %s ", rta_getattr_u64(tb[TCA_PI_B]));
+	if (aqm_has(tb, TCA_PI_FREQ, sizeof(__u32))) {
+		__u32 mhz = rta_getattr_u32(tb[TCA_PI_FREQ]);
+
+		aqm_print_exact("freq", "freq %sHz ", mhz / 1000.0L, mhz,
+				pi_get_freq_mhz);
+	}
 	if (aqm_has(tb, TCA_PI_ECN, sizeof(__u32)) &&
 	    rta_getattr_u32(tb[TCA_PI_ECN]))
 		print_bool(PRINT_ANY, "ecn", "ecn ", true);
 	else
 		print_bool(PRINT_JSON, "ecn", NULL, false);
+	aqm_print_ecn_ceiling(tb, TCA_PI_ECN_CEILING);
 	if (aqm_has(tb, TCA_PI_SPACING, sizeof(__u32))) {
 		bool even = rta_getattr_u32(tb[TCA_PI_SPACING]) == TC_PI_SPACING_EVEN;
 

@@ -6,10 +6,9 @@
 
 #include "aqm_util.h"
 
-#define REM_INTERVAL_MIN_US	10
+#define REM_INTERVAL_MIN_US	1000
 #define REM_INTERVAL_MAX_US	1000000
 #define REM_PHI_MIN		(1 + 0x1p-24)
-#define REM_WEIGHT_SHIFT	62
 
 static void explain(void)
 {
@@ -17,11 +16,15 @@ static void explain(void)
 		"Usage: ... rem [ limit PACKETS ] [ target PACKETS ] [ gamma G ]\n"
 		"               [ phi PHI ] [ alpha A ] [ interval TIME ] [ inw W ]\n"
 		"               [ bandwidth RATE | bandwidth auto ] [ ecn | noecn ]\n"
+		"               [ ecn_ceiling PROB ]\n"
 		"  G, A: in (0, 1) (defaults 0.001, 0.1)\n"
 		"  PHI: in [1 + 2^-24, 2) (default 1.001)\n"
-		"  TIME: price update interval in [10us, 1s] (default 2ms)\n"
+		"  TIME: price update interval in [1ms, 1s] (default 2ms)\n"
 		"  W: arrival smoothing weight in (0, 1] (default 1: none)\n"
-		"  RATE: link rate; auto (default) estimates it from the dequeue rate\n");
+		"  RATE: link rate; auto (default) estimates it from the dequeue rate\n"
+		"  PROB: with ecn, ECN-capable packets are marked while the probability\n"
+		"        is at most PROB and dropped above it, in (0, 1]\n"
+		"        (default 0.1; 1: always marked)\n");
 }
 
 /* a number in (0, 1) as a fraction of 2^64, not rounding to 0 */
@@ -48,38 +51,27 @@ static int rem_get_phi(__u64 *phi_frac, const char *arg)
 	return 0;
 }
 
-/* inw in (0, 1] in Q62 */
-static int rem_get_inw(__u64 *inw, const char *arg)
-{
-	double w;
-
-	if (aqm_get_double(&w, arg) || w <= 0 || w > 1)
-		return -1;
-	*inw = (__u64)nearbyint(ldexp(w, REM_WEIGHT_SHIFT));
-	return *inw ? 0 : -1;
-}
-
 static int rem_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 			 struct nlmsghdr *n, const char *dev)
 {
 	bool has_limit = false, has_target = false, has_gamma = false;
 	bool has_phi = false, has_alpha = false, has_interval = false;
-	bool has_inw = false, has_bandwidth = false;
+	bool has_inw = false, has_bandwidth = false, has_ceiling = false;
 	__u32 limit = 0, target = 0, interval_us = 0;
-	__u64 gamma = 0, phi = 0, alpha = 0, inw = 0, bandwidth = 0;
+	__u64 gamma = 0, phi = 0, alpha = 0, inw = 0, bandwidth = 0, ceiling = 0;
 	int ecn = -1;
 	struct rtattr *tail;
 
 	while (argc > 0) {
 		if (strcmp(*argv, "limit") == 0) {
 			AQM_NEXT_ARG("rem");
-			if (get_u32(&limit, *argv, 0) || limit == 0)
+			if (aqm_get_pkts(&limit, *argv) || limit == 0)
 				return aqm_illegal("rem", "limit",
 						   "must be a packet count in [1, 4294967295]");
 			has_limit = true;
 		} else if (strcmp(*argv, "target") == 0) {
 			AQM_NEXT_ARG("rem");
-			if (get_u32(&target, *argv, 0))
+			if (aqm_get_pkts(&target, *argv))
 				return aqm_illegal("rem", "target",
 						   "must be a packet count in [0, 4294967295]");
 			has_target = true;
@@ -104,11 +96,12 @@ static int rem_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 			if (aqm_get_time_us(&interval_us, *argv, REM_INTERVAL_MIN_US,
 					    REM_INTERVAL_MAX_US))
 				return aqm_illegal("rem", "interval",
-						   "must be a time in [10us, 1s]");
+						   "must be a time in [1ms, 1s]");
 			has_interval = true;
 		} else if (strcmp(*argv, "inw") == 0) {
 			AQM_NEXT_ARG("rem");
-			if (rem_get_inw(&inw, *argv))
+			/* inw in (0, 1] in Q62, as a probability */
+			if (aqm_get_prob(&inw, *argv))
 				return aqm_illegal("rem", "inw", "must be a number in (0, 1]");
 			has_inw = true;
 		} else if (strcmp(*argv, "bandwidth") == 0) {
@@ -120,6 +113,11 @@ static int rem_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 			ecn = 1;
 		} else if (strcmp(*argv, "noecn") == 0) {
 			ecn = 0;
+		} else if (strcmp(*argv, "ecn_ceiling") == 0) {
+			AQM_NEXT_ARG("rem");
+			if (aqm_get_prob(&ceiling, *argv))
+				return aqm_illegal("rem", "ecn_ceiling", AQM_ECN_CEILING_HELP);
+			has_ceiling = true;
 		} else if (strcmp(*argv, "help") == 0) {
 			explain();
 			return -1;
@@ -154,6 +152,8 @@ static int rem_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 		addattr64(n, 1024, TCA_REM_BANDWIDTH, bandwidth);
 	if (ecn != -1)
 		addattr32(n, 1024, TCA_REM_ECN, ecn);
+	if (has_ceiling)
+		addattr64(n, 1024, TCA_REM_ECN_CEILING, ceiling);
 	addattr_nest_end(n, tail);
 	return 0;
 }
@@ -161,7 +161,6 @@ static int rem_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 static int rem_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 {
 	struct rtattr *tb[TCA_REM_MAX + 1];
-	SPRINT_BUF(b1);
 
 	if (!opt)
 		return 0;
@@ -173,30 +172,36 @@ static int rem_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 	if (aqm_has(tb, TCA_REM_TARGET, sizeof(__u32)))
 		print_uint(PRINT_ANY, "target", "target %up ",
 			   rta_getattr_u32(tb[TCA_REM_TARGET]));
-	if (aqm_has(tb, TCA_REM_GAMMA, sizeof(__u64)))
-		print_float(PRINT_ANY, "gamma", "gamma %g ",
-			    aqm_frac64_to_double(rta_getattr_u64(tb[TCA_REM_GAMMA])));
-	if (aqm_has(tb, TCA_REM_PHI, sizeof(__u64)))
-		print_float(PRINT_ANY, "phi", "phi %.12g ",
-			    1 + aqm_frac64_to_double(rta_getattr_u64(tb[TCA_REM_PHI])));
-	if (aqm_has(tb, TCA_REM_ALPHA, sizeof(__u64)))
-		print_float(PRINT_ANY, "alpha", "alpha %g ",
-			    aqm_frac64_to_double(rta_getattr_u64(tb[TCA_REM_ALPHA])));
-	if (aqm_has(tb, TCA_REM_INTERVAL, sizeof(__u32))) {
-		__u32 us = rta_getattr_u32(tb[TCA_REM_INTERVAL]);
+	if (aqm_has(tb, TCA_REM_GAMMA, sizeof(__u64))) {
+		__u64 gamma = rta_getattr_u64(tb[TCA_REM_GAMMA]);
 
-		print_uint(PRINT_JSON, "interval", NULL, us);
-		print_string(PRINT_FP, NULL, "interval %s ", sprint_time(us, b1));
+		aqm_print_exact("gamma", "gamma %s ", ldexpl((long double)gamma, -64),
+				gamma, rem_get_open_frac);
 	}
+	if (aqm_has(tb, TCA_REM_PHI, sizeof(__u64))) {
+		__u64 phi = rta_getattr_u64(tb[TCA_REM_PHI]);
+
+		aqm_print_exact("phi", "phi %s ", 1 + ldexpl((long double)phi, -64),
+				phi, rem_get_phi);
+	}
+	if (aqm_has(tb, TCA_REM_ALPHA, sizeof(__u64))) {
+		__u64 alpha = rta_getattr_u64(tb[TCA_REM_ALPHA]);
+
+		aqm_print_exact("alpha", "alpha %s ", ldexpl((long double)alpha, -64),
+				alpha, rem_get_open_frac);
+	}
+	if (aqm_has(tb, TCA_REM_INTERVAL, sizeof(__u32)))
+		aqm_print_time_us("interval", "interval %s ",
+				  rta_getattr_u32(tb[TCA_REM_INTERVAL]));
 	if (aqm_has(tb, TCA_REM_INW, sizeof(__u64)))
-		print_float(PRINT_ANY, "inw", "inw %g ",
-			    ldexp((double)rta_getattr_u64(tb[TCA_REM_INW]), -REM_WEIGHT_SHIFT));
+		aqm_print_prob("inw", "inw %s ", rta_getattr_u64(tb[TCA_REM_INW]));
 	if (aqm_has(tb, TCA_REM_BANDWIDTH, sizeof(__u64)))
 		aqm_print_bandwidth(rta_getattr_u64(tb[TCA_REM_BANDWIDTH]));
 	if (aqm_has(tb, TCA_REM_ECN, sizeof(__u32)) && rta_getattr_u32(tb[TCA_REM_ECN]))
 		print_bool(PRINT_ANY, "ecn", "ecn ", true);
 	else
 		print_bool(PRINT_JSON, "ecn", NULL, false);
+	aqm_print_ecn_ceiling(tb, TCA_REM_ECN_CEILING);
 	return 0;
 }
 

@@ -14,7 +14,9 @@ for a time scale k (rates / k, delays * k, packet counts unchanged):
   that carry no data: N2 -> N1 holds the bottleneck's two-way delay, N1 -> Si
   the access links' two-way delay of pair i. netem can neither hold data
   behind the AQM nor drop it (its limit is far above any window).
-- TSO, GSO and GRO off everywhere (one skb is one packet), IPv6 off,
+- TSO, GSO and GRO off everywhere (one skb is one packet; with
+  set_offloads(net, on=True) the veth's defaults instead, and GRO on at
+  the routers), IPv6 off,
   receivers acknowledge every packet (route quickack, and no SACK
   compression during recovery), socket buffers sized
   for a window of about WINDOW_PKTS, no cached TCP metrics between runs, and
@@ -27,8 +29,11 @@ for a time scale k (rates / k, delays * k, packet counts unchanged):
 
 Use from a Mininet script:
     net = Mininet(topo=Dumbbell(), controller=None); net.start()
+    set_offloads(net, on=False)
     configure(net, scale=10, leaf="pi limit 2500 target 1000")
 """
+
+import json
 
 from mininet.node import Node
 from mininet.topo import Topo
@@ -113,7 +118,7 @@ def tc_time(seconds):
 
 def configure(net, scale, leaf, rate_bps=BOTTLENECK_RATE_BPS):
     """Set up every node for time scale `scale` with `leaf` (a tc qdisc
-    spec, "pfifo limit 8000") as the bottleneck's AQM. Call offloads_off()
+    spec, "pfifo limit 8000") as the bottleneck's AQM. Call set_offloads()
     once before."""
     # 2 * window * MSS: Linux advertises half the receive buffer (6.1)
     rmem_bytes = 2 * WINDOW_PKTS * MSS_BYTES
@@ -155,12 +160,36 @@ def shaper(node, dev, rate_bps):
         "burst %d cburst %d quantum 1514" % (dev, rate_bps, rate_bps, burst_bytes, burst_bytes))
 
 
-def offloads_off(net):
-    """TSO, GSO and GRO off on every interface: one skb is one packet."""
+def set_offloads(net, on):
+    """off: TSO, GSO and GRO off on every interface, one skb is one packet
+    (the study's model). on: the veth's own defaults (TSO and GSO on, GRO
+    off) but GRO on at the routers' ingress, as on a real router; veth's
+    GRO merges only what comes from a peer without TSO."""
+    for node in net.hosts:
+        for intf in node.intfNames():
+            if intf == "lo":
+                continue
+            if not on:
+                run(node, "ethtool -K %s tso off gso off gro off" % intf)
+            elif isinstance(node, LinuxRouter):
+                run(node, "ethtool -K %s gro on" % intf)
+
+
+OFFLOAD_FEATURES = {"tso": "tcp-segmentation-offload", "gso": "generic-segmentation-offload",
+                    "gro": "generic-receive-offload"}
+
+
+def offload_features(net):
+    """What each interface has in use, as ethtool -k reports it:
+    {"node:intf": {"tso": bool, "gso": bool, "gro": bool}}."""
+    features = {}
     for node in net.hosts:
         for intf in node.intfNames():
             if intf != "lo":
-                run(node, "ethtool -K %s tso off gso off gro off" % intf)
+                k = json.loads(run(node, "ethtool --json -k %s" % intf))[0]
+                features["%s:%s" % (node.name, intf)] = {
+                    short: k[name]["active"] for short, name in OFFLOAD_FEATURES.items()}
+    return features
 
 
 def set_leaf(net, leaf):

@@ -10,6 +10,8 @@ that. Every value given is nominal (the study's); with time scale k the
 emulated network runs rates / k and delays, start gaps, sampling and the
 AQM's time constants * k. The fidelity check (drop-tail with a buffer above
 the BDP) must pass or the run is marked invalid and no result is printed.
+TSO, GSO and GRO are off (one skb is one packet, as in the study's ns-2
+model) unless --offloads on.
 
 Writes into --out: queue.csv.gz (raw samples), flows.csv.gz (per-flow
 iperf3 intervals), bins.csv.gz (1 s nominal bins), the same three under
@@ -342,12 +344,16 @@ def netem_packets(n2):
 
 
 def receiver_counters(net, pairs):
-    """The receivers' TCP counters that tell how they acknowledge, summed."""
-    total = {"DelayedACKs": 0, "TCPBacklogCoalesce": 0}
+    """The receivers' TCP counters that tell how they acknowledge, summed;
+    InSegs counts what TCP received, a GSO skb (--offloads on) once."""
+    total = {"DelayedACKs": 0, "TCPBacklogCoalesce": 0, "InSegs": 0,
+             "TCPBacklogDrop": 0, "TCPRcvQDrop": 0, "TCPZeroWindowDrop": 0,
+             "PruneCalled": 0, "TCPOFOQueue": 0, "TCPOFODrop": 0, "InErrs": 0}
     for i in range(1, pairs + 1):
-        lines = [line.split() for line in net["r%d" % i].cmd("cat /proc/net/netstat").splitlines()]
+        lines = [line.split() for line in
+                 net["r%d" % i].cmd("cat /proc/net/netstat /proc/net/snmp").splitlines()]
         for names, values in zip(lines[::2], lines[1::2]):
-            if names[0] == "TcpExt:":
+            if names[0] in ("TcpExt:", "Tcp:"):
                 for name, value in zip(names[1:], values[1:]):
                     if name in total:
                         total[name] += int(value)
@@ -453,8 +459,10 @@ def run_flows(net, name, leaf, cfg, workdir):
             "softnet_drops": softnet_drops() - soft0,
             "acks_per_data_pkt": acks / sent_pkts if sent_pkts else None,
             "acking": {"acks": acks, "data_pkts": sent_pkts,
+                       "received_skbs": rcv["InSegs"],
                        "delayed_acks": rcv["DelayedACKs"],
-                       "backlog_coalesced_pkts": rcv["TCPBacklogCoalesce"]},
+                       "backlog_coalesced_pkts": rcv["TCPBacklogCoalesce"],
+                       "receiver_counters": rcv},
             "not_highspeed": not_highspeed, "duration_s": duration,
             # the AQM's own view at the end: counters, gains in use, estimates
             "leaf_final": leaf_q[0] if leaf_q else None,
@@ -488,17 +496,19 @@ def analyse(run, cfg, warmup):
     return bins, summ
 
 
-def acks_every_packet(acking):
+def acks_every_packet(acking, offloads):
     """No delayed ACKs, and an ACK for every data packet but those Linux
-    merged in a busy receiver's socket backlog."""
-    data = acking["data_pkts"]
+    merged in a busy receiver's socket backlog. With offloads on, a data
+    "packet" is what the receiver's TCP gets: a GSO skb of several wire
+    packets is acknowledged once, and counted once."""
+    data = acking["received_skbs"] if offloads == "on" else acking["data_pkts"]
     if not data:
         return False
     return (acking["delayed_acks"] <= MAX_DELAYED_ACK_FRACTION * data
             and (acking["acks"] + acking["backlog_coalesced_pkts"]) / data >= MIN_ACKS_PER_PKT)
 
 
-def fidelity_verdict(fid, rtts):
+def fidelity_verdict(fid, rtts, offloads):
     checks = {
         "utilisation >= %g" % MIN_UTILISATION:
             (fid.get("utilisation") or 0) >= MIN_UTILISATION,
@@ -506,7 +516,7 @@ def fidelity_verdict(fid, rtts):
             all(r["error"] is not None and r["error"] <= MAX_RTT_ERROR for r in rtts.values()),
         "only the AQM drops": not fid["other_queue_drops"] and not fid["softnet_drops"],
         "every flow runs highspeed": fid["not_highspeed"] == [],
-        "receivers ACK every packet": acks_every_packet(fid["acking"]),
+        "receivers ACK every packet": acks_every_packet(fid["acking"], offloads),
     }
     return all(checks.values()), checks
 
@@ -558,6 +568,9 @@ def main():
     ap.add_argument("--no-experiment", action="store_true", help="fidelity check only")
     ap.add_argument("--run-anyway", action="store_true",
                     help="run the experiment (marked invalid) after a failed fidelity check")
+    ap.add_argument("--offloads", choices=("on", "off"), default="off",
+                    help="on: the veth's TSO and GSO, GRO at the routers (GSO skbs reach "
+                    "the bottleneck); off (default): one skb is one packet")
     ap.add_argument("--out", required=True, help="directory for this run")
     cfg = ap.parse_args()
     cfg.rate_bps = parse_rate(cfg.bandwidth)
@@ -578,6 +591,7 @@ def main():
     workdir = tempfile.mkdtemp(prefix="aqm-exp.")
     summary = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
                "command": sys.argv, "valid": False, "source": source_version(),
+               "offloads": {"mode": cfg.offloads},
                "host": {"kernel": platform.release(), "machine": platform.machine(),
                         "in_vm": os.environ.get("AQM_IN_VM") == "1", "cpus": os.cpu_count()}}
     net = None
@@ -585,8 +599,9 @@ def main():
         init_namespace(restore)
         net = Mininet(topo=db.Dumbbell(pairs=cfg.pairs), controller=None, autoSetMacs=True)
         net.start()
-        log("experiment: network up")
-        db.offloads_off(net)
+        db.set_offloads(net, cfg.offloads == "on")
+        summary["offloads"]["features"] = db.offload_features(net)
+        log("experiment: network up, offloads %s" % cfg.offloads)
         if cfg.scale == "auto":
             capacity = calibrate(net)
             cfg.k = auto_scale(cfg.rate_bps, capacity)
@@ -602,6 +617,9 @@ def main():
             bdp_pkts = cfg.rate_bps * max(map(db.rtt_nominal_s, range(1, cfg.pairs + 1))) \
                 / 8 / (db.MSS_BYTES + 66)
             fid_leaf = "pfifo limit %d" % (2 * bdp_pkts)
+            if cfg.offloads == "on":
+                # pfifo counts GSO skbs: the same buffer in bytes instead
+                fid_leaf = "bfifo limit %d" % (2 * bdp_pkts * (db.MSS_BYTES + 66))
             db.configure(net, k, fid_leaf, cfg.rate_bps)
             log("experiment: fidelity check at k = %d (%.4g Mbit/s, %g s wall)"
                 % (k, cfg.rate_bps / k / 1e6, cfg.fidelity_duration * k))
@@ -612,7 +630,7 @@ def main():
                         "other_queue_drops": other_queue_drops(net),
                         **{key: run[key] for key in ("softnet_drops", "acks_per_data_pkt",
                                                      "acking", "not_highspeed", "cpu_busy")}})
-            fid["valid"], fid["checks"] = fidelity_verdict(fid, rtts)
+            fid["valid"], fid["checks"] = fidelity_verdict(fid, rtts, cfg.offloads)
             write_series(run, bins, os.path.join(cfg.out, "fidelity"))
             summary["fidelity"] = fid
             for check, ok in fid["checks"].items():
@@ -678,8 +696,10 @@ def main():
                 log("experiment: RUN NOT FAITHFUL: %s; results are INVALID"
                     % summary["invalid_reason"])
             write_series(run, bins, cfg.out)
-            title = "%s %s, %s nominal, k = %d%s" % (cfg.aqm, cfg.aqm_args, cfg.bandwidth, k,
-                                                     "" if summary["valid"] else " (INVALID)")
+            title = "%s %s, %s nominal, k = %d%s%s" % (
+                cfg.aqm, cfg.aqm_args, cfg.bandwidth, k,
+                ", offloads on" if cfg.offloads == "on" else "",
+                "" if summary["valid"] else " (INVALID)")
             plot(bins, run["flows"], title, os.path.join(cfg.out, "plots.png"))
     except Exception as e:  # the summary says what went wrong
         summary["error"] = "%s: %s" % (type(e).__name__, e)

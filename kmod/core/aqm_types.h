@@ -17,6 +17,7 @@
 #include <linux/limits.h>
 #include <linux/bits.h>
 #include <linux/bitops.h>
+#include <linux/compiler.h>
 
 /* a * b >> shift, the product taken in 128 bits */
 static inline u64 aqm_mul_u64_shr(u64 a, u64 b, unsigned int shift)
@@ -53,6 +54,20 @@ typedef __INT64_TYPE__ s64;
 #define BIT_ULL(nr)	(1ULL << (nr))
 #endif
 
+/* the kernel's lockless-access annotations; the tests are single-threaded */
+#ifndef READ_ONCE
+#define READ_ONCE(x)		(x)
+#define WRITE_ONCE(x, val)	((x) = (val))
+#endif
+
+#ifdef AQM_DIV64_OUT_OF_LINE
+/*
+ * tests/unit/div64_check.c: external, so that any 64-bit division left in
+ * its 32-bit object (a __udivdi3 call) is one of the cores' own
+ */
+u64 div_u64(u64 dividend, u32 divisor);
+u64 div64_u64(u64 dividend, u64 divisor);
+#else
 static inline u64 div_u64(u64 dividend, u32 divisor)
 {
 	return dividend / divisor;
@@ -62,10 +77,71 @@ static inline u64 div64_u64(u64 dividend, u64 divisor)
 {
 	return dividend / divisor;
 }
+#endif
+
+#ifdef __SIZEOF_INT128__
+/* the kernel's mul_u64_u64_shr(): a * b >> shift, shift < 128 */
+static inline u64 mul_u64_u64_shr(u64 a, u64 b, unsigned int shift)
+{
+	return (u64)(((__uint128_t)a * b) >> shift);
+}
+
+/* the kernel's mul_u64_u64_div_u64(): a * b / c, the quotient below 2^64 */
+static inline u64 mul_u64_u64_div_u64(u64 a, u64 b, u64 c)
+{
+	return (u64)((__uint128_t)a * b / c);
+}
+#else
+/* without __int128 (-m32): the product in two words, schoolbook on halves */
+static inline void aqm_mul_u64_u64(u64 a, u64 b, u64 *hi, u64 *lo)
+{
+	u64 lo_lo = (a & U32_MAX) * (b & U32_MAX);
+	u64 lo_hi = (a & U32_MAX) * (b >> 32);
+	u64 hi_lo = (a >> 32) * (b & U32_MAX);
+	u64 mid = (lo_lo >> 32) + (lo_hi & U32_MAX) + (hi_lo & U32_MAX);
+
+	*lo = (mid << 32) | (lo_lo & U32_MAX);
+	*hi = (a >> 32) * (b >> 32) + (lo_hi >> 32) + (hi_lo >> 32) + (mid >> 32);
+}
+
+static inline u64 mul_u64_u64_shr(u64 a, u64 b, unsigned int shift)
+{
+	u64 hi, lo;
+
+	aqm_mul_u64_u64(a, b, &hi, &lo);
+	if (!shift)
+		return lo;
+	if (shift >= 64)
+		return hi >> (shift - 64);
+	return (lo >> shift) | (hi << (64 - shift));
+}
+
+static inline u64 mul_u64_u64_div_u64(u64 a, u64 b, u64 c)
+{
+	u64 hi, lo, q = 0;
+	int i;
+
+	aqm_mul_u64_u64(a, b, &hi, &lo);
+	if (!hi)
+		return div64_u64(lo, c);
+	/* long division a bit at a time; hi < c as the quotient fits */
+	for (i = 63; i >= 0; i--) {
+		bool carry = hi >> 63;
+
+		hi = (hi << 1) | (lo >> 63);
+		lo <<= 1;
+		if (carry || hi >= c) {
+			hi -= c;
+			q |= 1ULL << i;
+		}
+	}
+	return q;
+}
+#endif
 
 static inline u64 aqm_mul_u64_shr(u64 a, u64 b, unsigned int shift)
 {
-	return (u64)(((__uint128_t)a * b) >> shift);
+	return mul_u64_u64_shr(a, b, shift);
 }
 
 static inline unsigned int aqm_fls64(u64 x)

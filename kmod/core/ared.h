@@ -121,6 +121,8 @@ struct ared_params {
  * @bottom:		lower bound of max_p for adaptive, Q62 (derived)
  * @avg_pkts:		integer part of the average queue avg
  * @avg_frac:		fractional part of avg, Q64
+ * @avg_q32:		avg in Q32.32, written whole for lockless dumps (the
+ *			two parts above could be read torn)
  * @cur_maxp:		max_p in effect, Q62 (cur_max_p)
  * @prob:		p_b at the last arrival that computed one, Q62
  * @count:		packets since the last drop or mark
@@ -147,6 +149,7 @@ struct ared_vars {
 
 	u64 avg_pkts;
 	u64 avg_frac;
+	u64 avg_q32;
 	u64 cur_maxp;
 	u64 prob;
 	u32 count;
@@ -192,9 +195,8 @@ enum ared_verdict {
 	ARED_DRAW,		/* early with probability p_a: ared_draw_verdict() */
 };
 
-/* --- 64x64-bit arithmetic: exact, from the kernel or from __int128 ------ */
+/* --- 64x64-bit arithmetic: exact, math64.h's or aqm_types.h's ---------- */
 
-#ifdef __KERNEL__
 static inline u64 ared_mul_shr(u64 a, u64 b, unsigned int shift)
 {
 	return mul_u64_u64_shr(a, b, shift);
@@ -205,17 +207,6 @@ static inline u64 ared_mul_div(u64 a, u64 b, u64 c)
 {
 	return mul_u64_u64_div_u64(a, b, c);
 }
-#else
-static inline u64 ared_mul_shr(u64 a, u64 b, unsigned int shift)
-{
-	return (u64)(((__uint128_t)a * b) >> shift);
-}
-
-static inline u64 ared_mul_div(u64 a, u64 b, u64 c)
-{
-	return (u64)((__uint128_t)a * b / c);
-}
-#endif
 
 /* avg * f for the Q32.64 average and a Q64 factor f */
 static inline void ared_avg_scale(u64 *avg_pkts, u64 *avg_frac, u64 f)
@@ -313,13 +304,14 @@ static inline void ared_derive(const struct ared_params *params,
 {
 	u64 min, max;
 
-	vars->rate_bps = rate_bps;
+	/* dumps read the derived values without the qdisc lock */
+	WRITE_ONCE(vars->rate_bps, rate_bps);
 	vars->avpkt_bytes = avpkt_bytes;
 	/* avpkt < 2^17, so avpkt * 1e12 < 2^57 */
 	vars->pkt_time_ps = div64_u64((u64)avpkt_bytes * ARED_PSEC_PER_SEC,
 				      rate_bps) ?: 1;
-	vars->weight_frac = params->weight_frac ?:
-			    ared_auto_weight(vars->pkt_time_ps);
+	WRITE_ONCE(vars->weight_frac, params->weight_frac ?:
+		   ared_auto_weight(vars->pkt_time_ps));
 
 	min = params->min_pkts;
 	max = params->max_pkts;
@@ -331,15 +323,15 @@ static inline void ared_derive(const struct ared_params *params,
 		max = 3 * min;
 		if (max > params->limit_pkts) {
 			max = params->limit_pkts;
-			min = max / 3;
+			min = div_u64(max, 3);
 		}
 	} else if (!max) {
 		max = 3 * (u64)min;		/* red.cc reset() */
 	} else if (!min) {
-		min = max / 3;
+		min = div_u64(max, 3);
 	}
-	vars->min_pkts = min;
-	vars->max_pkts = max;
+	WRITE_ONCE(vars->min_pkts, min);
+	WRITE_ONCE(vars->max_pkts, max);
 
 	/* red.cc: bottom = min(0.01, 1/W) with W the BDP of a 100 ms RTT */
 	if (rate_bps > (u64)ARED_BOTTOM_RATE_BYTES * 100)
@@ -355,8 +347,9 @@ static inline void ared_vars_reset(const struct ared_params *params,
 {
 	vars->avg_pkts = 0;
 	vars->avg_frac = 0;
-	vars->cur_maxp = params->maxp;
-	vars->prob = 0;
+	WRITE_ONCE(vars->avg_q32, 0);
+	WRITE_ONCE(vars->cur_maxp, params->maxp);
+	WRITE_ONCE(vars->prob, 0);
 	vars->count = 0;
 	vars->count_bytes = 0;
 	vars->old = false;
@@ -429,6 +422,7 @@ static inline void ared_update_avg(struct ared_vars *vars, u32 qlen_pkts,
 	lo = (u64)qlen_pkts * w;
 	vars->avg_frac += lo;
 	vars->avg_pkts += hi + (vars->avg_frac < lo);
+	WRITE_ONCE(vars->avg_q32, ared_avg_q32(vars));
 }
 
 /* --- probabilities ------------------------------------------------------ */
@@ -560,7 +554,7 @@ ared_enqueue_verdict(const struct ared_params *params, struct ared_vars *vars,
 				  vars->max_pkts;
 
 		if (vars->avg_pkts >= forced_pkts) {
-			vars->prob = ARED_PROB_ONE;
+			WRITE_ONCE(vars->prob, ARED_PROB_ONE);
 			verdict = ARED_FORCED_DROP;
 		} else if (!vars->old) {
 			vars->old = true;
@@ -570,7 +564,7 @@ ared_enqueue_verdict(const struct ared_params *params, struct ared_vars *vars,
 			/* p_a as Q32: a drop when u < p_a, u = rnd / 2^32 */
 			u64 pa_q32;
 
-			vars->prob = ared_prob(params, vars);
+			WRITE_ONCE(vars->prob, ared_prob(params, vars));
 			pa_q32 = ared_prob_spaced(params, vars, vars->prob,
 						  pkt_bytes) >>
 				 (ARED_PROB_SHIFT - 32);
@@ -582,7 +576,7 @@ ared_enqueue_verdict(const struct ared_params *params, struct ared_vars *vars,
 			}
 		}
 	} else {
-		vars->prob = 0;
+		WRITE_ONCE(vars->prob, 0);
 		vars->old = false;
 	}
 	if (qlen_pkts >= params->limit_pkts)
@@ -612,6 +606,29 @@ ared_draw_verdict(const struct ared_params *params, struct ared_vars *vars,
 }
 
 /* --- idle periods and the dequeue-rate estimate ------------------------- */
+
+/*
+ * The clock is read only where it is used: at an arrival that ends an idle
+ * period, and at a dequeue that empties the queue or feeds the rate
+ * estimate (no bandwidth configured).
+ */
+static inline bool ared_arrival_needs_clock(const struct ared_vars *vars)
+{
+	return vars->idle;
+}
+
+static inline bool ared_needs_rate(const struct ared_params *params)
+{
+	return !params->bandwidth_bps;
+}
+
+/* the estimator fed again after a pause must not count it as busy time */
+static inline void ared_estimator_restart(struct ared_vars *vars)
+{
+	vars->est_busy_ns = 0;
+	vars->est_bytes = 0;
+	vars->backlogged = false;
+}
 
 /**
  * ared_dequeued() - account for one packet leaving the queue
@@ -700,7 +717,7 @@ static inline bool ared_adapt(const struct ared_params *params,
 	}
 	if (maxp == vars->cur_maxp)
 		return false;
-	vars->cur_maxp = maxp;
+	WRITE_ONCE(vars->cur_maxp, maxp);
 	return true;
 }
 

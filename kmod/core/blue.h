@@ -56,6 +56,9 @@
 #define BLUE_DEFAULT_DECREMENT		1152921504606847ULL	/* 0.00025 */
 #define BLUE_DEFAULT_FREEZE_US		100000			/* 100 ms */
 
+/* With ECN, CE marks up to pm = 0.1 and drops above (as pie) */
+#define BLUE_DEFAULT_ECN_CEILING	(BLUE_PROB_ONE / 10)
+
 #define BLUE_FREEZE_MIN_US		1
 #define BLUE_FREEZE_MAX_US		60000000		/* 60 s */
 
@@ -68,6 +71,7 @@
  * @decrement:		d2, the step of pm on link idle, Q62 in (0, 1]
  * @freeze_us:		freeze_time, the least time between two changes of pm
  * @ecn:		mark ECN-capable packets instead of dropping them
+ * @ecn_ceiling:	with @ecn, drop rather than mark above this pm, Q62
  */
 struct blue_params {
 	u32 limit_pkts;
@@ -76,6 +80,7 @@ struct blue_params {
 	u64 decrement;		/* d2 */
 	u32 freeze_us;		/* freeze_time */
 	bool ecn;
+	u64 ecn_ceiling;
 };
 
 /**
@@ -131,11 +136,12 @@ static inline void blue_params_init(struct blue_params *params)
 	params->decrement = BLUE_DEFAULT_DECREMENT;
 	params->freeze_us = BLUE_DEFAULT_FREEZE_US;
 	params->ecn = false;
+	params->ecn_ceiling = BLUE_DEFAULT_ECN_CEILING;
 }
 
 static inline void blue_vars_init(struct blue_vars *vars)
 {
-	vars->prob = 0;
+	WRITE_ONCE(vars->prob, 0);
 	vars->last_change_ns = 0;
 	vars->changed = false;
 	vars->idle_signalled = false;
@@ -238,7 +244,7 @@ static inline int blue_apply_event(const struct blue_params *params,
 
 	if (prob == vars->prob)
 		return 0;
-	vars->prob = prob;
+	WRITE_ONCE(vars->prob, prob);	/* dumps read it */
 	vars->last_change_ns = now_ns;
 	vars->changed = true;
 	return event == BLUE_EVENT_CONGESTION ? 1 : -1;

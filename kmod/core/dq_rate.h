@@ -36,9 +36,12 @@ struct aqm_dq_rate {
 	bool backlogged;
 };
 
+/* also when the estimator is fed again after a pause: a stale last_ns
+ * would count the whole pause as service time
+ */
 static inline void aqm_dq_rate_init(struct aqm_dq_rate *est)
 {
-	est->rate_q16 = 0;
+	WRITE_ONCE(est->rate_q16, 0);
 	est->last_ns = 0;
 	est->busy_ns = 0;
 	est->busy_pkts = 0;
@@ -85,11 +88,14 @@ static inline bool aqm_dq_rate_dequeued(struct aqm_dq_rate *est,
 	    est->busy_ns >= min_span_ns && est->busy_ns) {
 		u64 sample = aqm_dq_rate_sample_q16(est->busy_pkts, est->busy_ns);
 
-		if (est->rate_q16)
-			est->rate_q16 += (sample >> AQM_DQ_RATE_EWMA_SHIFT) -
-					 (est->rate_q16 >> AQM_DQ_RATE_EWMA_SHIFT);
+		u64 rate = est->rate_q16;
+
+		if (rate)
+			rate += (sample >> AQM_DQ_RATE_EWMA_SHIFT) -
+				(rate >> AQM_DQ_RATE_EWMA_SHIFT);
 		else
-			est->rate_q16 = sample;
+			rate = sample;
+		WRITE_ONCE(est->rate_q16, rate);	/* dumps read it */
 		est->busy_pkts = 0;
 		est->busy_ns = 0;
 		sampled = true;

@@ -68,8 +68,17 @@
 #define PI_DEFAULT_A_FRAC	336099677022988ULL	/* 1.822e-5 * 2^64 */
 #define PI_DEFAULT_B_FRAC	334992872378565ULL	/* 1.816e-5 * 2^64 */
 
+/*
+ * At most 1 kHz: no faster than a jiffies timer at HZ=1000. Anyone with
+ * CAP_NET_ADMIN in a user namespace may create qdiscs on many veth
+ * devices, and a softirq hrtimer per qdisc at 100 kHz is a timer storm.
+ * The law needs far less: ns-2 runs it at 170 Hz.
+ */
 #define PI_FREQ_MIN_MHZ		10		/* 0.01 Hz */
-#define PI_FREQ_MAX_MHZ		100000000	/* 100 kHz */
+#define PI_FREQ_MAX_MHZ		1000000		/* 1 kHz */
+
+/* With ECN, CE marks up to p = 0.1 and drops above (as pie) */
+#define PI_DEFAULT_ECN_CEILING	(PI_PROB_ONE / 10)
 
 /* Autotune: the design's defaults are the safe side, long RTT, few flows */
 #define PI_DEFAULT_RTT_US	200000
@@ -116,13 +125,14 @@ enum pi_gains_source {
  * @b_frac:		gain b, as a fraction of 2^64
  * @freq_mhz:		update frequency in millihertz
  * @ecn:		mark ECN-capable packets instead of dropping them
+ * @ecn_ceiling:	with @ecn, drop rather than mark above this p, Q62
  * @autotune:		derive the gains from the design rules, not @a_frac
  *			and @b_frac
  * @rtt_us:		autotune: largest round-trip time R
  * @flows:		autotune: fewest flows N
  * @bandwidth_bps:	autotune: C in bytes per second; 0 = estimate it
- * @pkt_bytes:		autotune: bytes per packet, to turn @bandwidth_bps
- *			into packets
+ * @pkt_bytes:		bytes of a wire packet (MTU and link header): turns
+ *			@bandwidth_bps into packets, sets the early-drop floor
  * @response:		autotune: senders' response function, pi_response
  * @even_spacing:	drop at regular intervals of 1/p packets, not at random
  * @margin_deg:		autotune: phase margin that places the crossover,
@@ -135,6 +145,7 @@ struct pi_params {
 	u64 b_frac;
 	u32 freq_mhz;
 	bool ecn;
+	u64 ecn_ceiling;
 	bool autotune;
 	u32 rtt_us;
 	u32 flows;
@@ -192,6 +203,7 @@ static inline void pi_params_init(struct pi_params *params, u32 pkt_bytes)
 	params->b_frac = PI_DEFAULT_B_FRAC;
 	params->freq_mhz = PI_DEFAULT_FREQ_MHZ;
 	params->ecn = false;
+	params->ecn_ceiling = PI_DEFAULT_ECN_CEILING;
 	params->autotune = false;
 	params->rtt_us = PI_DEFAULT_RTT_US;
 	params->flows = PI_DEFAULT_FLOWS;
@@ -367,21 +379,24 @@ static inline void pi_retune(const struct pi_params *params,
 			     struct pi_vars *vars, bool force)
 {
 	struct pi_design d;
-	u64 cap_q16;
+	u64 cap_q16, a_frac, b_frac;
 
 	if (!params->autotune) {
-		vars->a_frac = params->a_frac;
-		vars->b_frac = params->b_frac;
-		vars->source = PI_GAINS_MANUAL;
+		WRITE_ONCE(vars->a_frac, params->a_frac);
+		WRITE_ONCE(vars->b_frac, params->b_frac);
+		WRITE_ONCE(vars->source, PI_GAINS_MANUAL);
 		return;
 	}
 
 	cap_q16 = params->bandwidth_bps ? pi_bandwidth_q16(params) : vars->dq.rate_q16;
 	if (!cap_q16) {
-		vars->a_frac = 0;
-		vars->b_frac = 0;
-		vars->tuned_q16 = 0;
-		vars->source = PI_GAINS_PENDING;
+		/* no law until C is known: no drops either, not a frozen p */
+		WRITE_ONCE(vars->a_frac, 0);
+		WRITE_ONCE(vars->b_frac, 0);
+		WRITE_ONCE(vars->tuned_q16, 0);
+		WRITE_ONCE(vars->source, PI_GAINS_PENDING);
+		WRITE_ONCE(vars->prob, 0);
+		vars->accu = 0;
 		return;
 	}
 	if (!force && vars->tuned_q16 && !pi_capacity_moved(cap_q16, vars->tuned_q16))
@@ -389,9 +404,12 @@ static inline void pi_retune(const struct pi_params *params,
 
 	pi_design_rules(cap_q16, params->flows, params->rtt_us, params->response,
 			params->margin_deg, &d);
-	pi_discretise(&d, pi_update_period_ns(params), &vars->a_frac, &vars->b_frac);
-	vars->tuned_q16 = cap_q16;
-	vars->source = params->bandwidth_bps ? PI_GAINS_BANDWIDTH : PI_GAINS_ESTIMATE;
+	pi_discretise(&d, pi_update_period_ns(params), &a_frac, &b_frac);
+	WRITE_ONCE(vars->a_frac, a_frac);
+	WRITE_ONCE(vars->b_frac, b_frac);
+	WRITE_ONCE(vars->tuned_q16, cap_q16);
+	WRITE_ONCE(vars->source, params->bandwidth_bps ? PI_GAINS_BANDWIDTH :
+			       PI_GAINS_ESTIMATE);
 }
 
 /**
@@ -421,10 +439,27 @@ static inline bool pi_update(const struct pi_params *params,
 					      PI_GAIN_SHIFT - PI_PROB_SHIFT));
 	p = aqm_s128_add(p, aqm_s128_mul_frac(vars->b_frac, -err_old,
 					      PI_GAIN_SHIFT - PI_PROB_SHIFT));
-	vars->prob = aqm_s128_clamp(p, PI_PROB_ONE);
+	WRITE_ONCE(vars->prob, aqm_s128_clamp(p, PI_PROB_ONE));
 	vars->qold_pkts = qlen_pkts;
 
 	return qlen_pkts || vars->prob != old_prob || err_old != err_now;
+}
+
+/* Only autotune without a configured bandwidth needs the dequeue rate */
+static inline bool pi_needs_rate(const struct pi_params *params)
+{
+	return params->autotune && !params->bandwidth_bps;
+}
+
+/*
+ * No early drop below two packets of backlog (pie's rule): a p left above
+ * 0 on an empty queue (a = b holds it there while the timer sleeps) must
+ * not drop the first packets into an idle link.
+ */
+static inline bool pi_backlog_allows_drop(const struct pi_params *params,
+					  u32 backlog_bytes)
+{
+	return backlog_bytes >= 2 * (u64)params->pkt_bytes;
 }
 
 /**
@@ -445,6 +480,24 @@ static inline void pi_dequeued(const struct pi_params *params,
 }
 
 /**
+ * pi_even_drop() - the early drop/mark decision with even spacing
+ * @vars:	state; the accumulated probability moves
+ *
+ * Needs no random number, so the caller draws none.
+ *
+ * Return: true at every packet that brings the accumulated p to 1.
+ */
+static inline bool pi_even_drop(struct pi_vars *vars)
+{
+	/* below 2^62 after each drop, so the sum stays below 2^63 */
+	vars->accu += vars->prob;
+	if (vars->accu < PI_PROB_ONE)
+		return false;
+	vars->accu -= PI_PROB_ONE;
+	return true;
+}
+
+/**
  * pi_should_drop() - the early drop/mark decision for one arriving packet
  * @params:	configuration
  * @vars:	state; with even spacing, the accumulated probability moves
@@ -455,14 +508,8 @@ static inline void pi_dequeued(const struct pi_params *params,
 static inline bool pi_should_drop(const struct pi_params *params,
 				  struct pi_vars *vars, u32 rnd)
 {
-	if (params->even_spacing) {
-		/* below 2^62 after each drop, so the sum stays below 2^63 */
-		vars->accu += vars->prob;
-		if (vars->accu < PI_PROB_ONE)
-			return false;
-		vars->accu -= PI_PROB_ONE;
-		return true;
-	}
+	if (params->even_spacing)
+		return pi_even_drop(vars);
 	/* p in Q32 is at most 2^32, above every u32: p = 1 always drops */
 	return rnd < (vars->prob >> (PI_PROB_SHIFT - 32));
 }

@@ -69,8 +69,16 @@
 #define REM_DEFAULT_INW		REM_WEIGHT_ONE		/* no smoothing */
 #define REM_DEFAULT_INTERVAL_US	2000
 
-#define REM_INTERVAL_MIN_US	10
+/*
+ * At least 1 ms: no faster than a jiffies timer at HZ=1000, since anyone
+ * with CAP_NET_ADMIN in a user namespace may start a softirq hrtimer per
+ * qdisc on many veth devices. ns-2's REM updates every 2 ms.
+ */
+#define REM_INTERVAL_MIN_US	1000
 #define REM_INTERVAL_MAX_US	1000000
+
+/* With ECN, CE marks up to p = 0.1 and drops above (as pie) */
+#define REM_DEFAULT_ECN_CEILING	(REM_PROB_ONE / 10)
 /*
  * phi >= 1 + 2^-24: log2(phi) keeps 30 significant bits or more, and a
  * price of REM_PRICE_MAX_INT already gives p = 1 (E > 360).
@@ -128,6 +136,7 @@ static const u64 rem_exp2_neg_q62[64] = {
  * @bandwidth_bps:	link rate in bytes per second; 0 = estimate c online
  * @pkt_bytes:		bytes per packet, to turn @bandwidth_bps into packets
  * @ecn:		mark ECN-capable packets instead of dropping them
+ * @ecn_ceiling:	with @ecn, drop rather than mark above this p, Q62
  * @log2phi_frac:	log2(phi) as a fraction of 2^64, by rem_params_derive()
  * @cap_fixed:		c from @bandwidth_bps, packets per interval, Q64, by
  *			rem_params_derive()
@@ -143,6 +152,7 @@ struct rem_params {
 	u64 bandwidth_bps;
 	u32 pkt_bytes;
 	bool ecn;
+	u64 ecn_ceiling;
 	u64 log2phi_frac;
 	struct aqm_s128 cap_fixed;
 };
@@ -339,17 +349,18 @@ static inline void rem_params_init(struct rem_params *params, u32 pkt_bytes)
 	params->bandwidth_bps = 0;
 	params->pkt_bytes = pkt_bytes;
 	params->ecn = false;
+	params->ecn_ceiling = REM_DEFAULT_ECN_CEILING;
 	rem_params_derive(params);
 }
 
 static inline void rem_vars_init(struct rem_vars *vars)
 {
 	vars->price = aqm_s128_from_u64(0);
-	vars->price_q32 = 0;
-	vars->prob = 0;
+	WRITE_ONCE(vars->price_q32, 0);
+	WRITE_ONCE(vars->prob, 0);
 	vars->in = aqm_s128_from_u64(0);
-	vars->in_q32 = 0;
-	vars->cap_q32 = 0;
+	WRITE_ONCE(vars->in_q32, 0);
+	WRITE_ONCE(vars->cap_q32, 0);
 	vars->arrivals_pkts = 0;
 	aqm_dq_rate_init(&vars->dq);
 }
@@ -469,12 +480,13 @@ static inline bool rem_update(const struct rem_params *params,
 	price = aqm_s128_add(old, neg ? aqm_s128_neg(delta) : delta);
 	price = rem_q64_clamp(price, REM_PRICE_MAX_INT);
 
+	/* dumps read the Q32 copies and p without the qdisc lock */
 	vars->price = price;
-	vars->price_q32 = rem_q64_to_q32(price);
-	vars->prob = rem_prob_of_price(params, price);
+	WRITE_ONCE(vars->price_q32, rem_q64_to_q32(price));
+	WRITE_ONCE(vars->prob, rem_prob_of_price(params, price));
 	vars->in = x;
-	vars->in_q32 = rem_q64_to_q32(x);
-	vars->cap_q32 = rem_q64_to_q32(c);
+	WRITE_ONCE(vars->in_q32, rem_q64_to_q32(x));
+	WRITE_ONCE(vars->cap_q32, rem_q64_to_q32(c));
 	vars->arrivals_pkts = 0;
 
 	return qlen_pkts || x.hi || x.lo || price.hi != old.hi || price.lo != old.lo;
@@ -485,6 +497,12 @@ static inline void rem_arrival(struct rem_vars *vars)
 {
 	if (vars->arrivals_pkts != U32_MAX)
 		vars->arrivals_pkts++;
+}
+
+/* Only a REM not told its bandwidth needs the dequeue rate */
+static inline bool rem_needs_rate(const struct rem_params *params)
+{
+	return !params->bandwidth_bps;
 }
 
 /**

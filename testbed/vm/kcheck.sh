@@ -5,7 +5,14 @@
 # commands on purpose: under TCG each one costs ~0.1 s or more to start.
 
 # Kernel log lines that mean something went wrong in the kernel.
-KLOG_BAD='Oops|BUG:|kernel BUG at|WARNING:|KASAN|UBSAN|RCU stall|rcu_sched self-detected stall|rcu: INFO|self-detected stall|unregister_netdevice: waiting|general protection fault|Call Trace|blocked for more than|soft lockup|hard LOCKUP|Kernel panic'
+# The debug kernels (tools/debug-kernel) add their reports: KASAN and
+# KCSAN ("BUG: KASAN: use-after-free in ...", "BUG: KCSAN: data-race in
+# ..."), lockdep ("WARNING: possible circular locking dependency detected",
+# "WARNING: suspicious RCU usage", "WARNING: inconsistent lock state"),
+# "BUG: sleeping function called from invalid context", UBSAN, the
+# reference trackers ("ref_tracker: netdev@... has 1/2 users at") and
+# refcount_t ("refcount_t: underflow; use-after-free.").
+KLOG_BAD='Oops|BUG:|kernel BUG at|WARNING:|KASAN|UBSAN|RCU stall|rcu_sched self-detected stall|rcu: INFO|self-detected stall|unregister_netdevice: waiting|general protection fault|Call Trace|blocked for more than|soft lockup|hard LOCKUP|Kernel panic|ref_tracker: |refcount_t: |DEBUG_LOCKS_WARN_ON'
 # Matches of KLOG_BAD that are not faults: CPU vulnerability advisories such
 # as "Speculative Return Stack Overflow: WARNING: See https://..." or
 # "Spectre V2 : WARNING: Unprivileged eBPF is enabled ... data leaks possible"
@@ -13,6 +20,12 @@ KLOG_BAD='Oops|BUG:|kernel BUG at|WARNING:|KASAN|UBSAN|RCU stall|rcu_sched self-
 # out-of-tree modules ("loading out-of-tree module taints kernel", "module
 # verification failed: ...") are expected and do not match KLOG_BAD anyway.
 KLOG_IGNORE='(Spectre|RETBleed|Speculative|MDS|TAA|MMIO|SRBDS|GDS|L1TF|RFDS|ITS|BHI|VMSCAPE|Transient|Register File)[^:]*: +WARNING:|WARNING: .*data leaks? possible'
+# A KCSAN data race counts only if it involves our modules: a frame or a
+# symbol of theirs ("pi_dump+0x6c/0x1d0 [sch_pi]") or one of their files
+# anywhere in the report. Races elsewhere in the kernel are counted and
+# passed over (KCSAN instruments the whole kernel).
+KLOG_OURS=${KLOG_OURS:-'\[sch_(pi|rem|blue|ared)\]|sch_(pi|rem|blue|ared)\.[ch]|kmod/core/[a-z_0-9]+\.h'}
+KLOG_KCSAN='BUG: KCSAN: '
 
 KTOOL=${KTOOL:-} # run insmod, rmmod, dmesg through this (busybox), if set
 KLOG_MARK=       # last kernel log line already checked
@@ -36,7 +49,8 @@ klog_mark() {
 # (since boot if the mark scrolled out of the log buffer). Moves the mark.
 # WHEN says what was going on, for the report.
 klog_check() {
-	local when=$1 i n start=0 first=-1 last=-1 end
+	local when=$1 i n start=0 first=-1 last=-1 end leaks=0
+	local kcsan_ours kcsan_end kcsan_other=0 floor
 	if ! klog_read; then
 		echo "vm: cannot read the kernel log (dmesg)" >&2
 		return 1
@@ -46,18 +60,95 @@ klog_check() {
 		[[ ${KLOG_LINES[i]} == "$KLOG_MARK" ]] && start=$((i + 1)) && break
 	done
 	((n == 0)) || KLOG_MARK=${KLOG_LINES[-1]}
+	floor=$start
 	for ((i = start; i < n; i++)); do
+		if [[ ${KLOG_LINES[i]} =~ $KLOG_KCSAN ]]; then
+			klog_kcsan_report "$i"
+			if ((!kcsan_ours)); then
+				((first >= 0)) || floor=$((kcsan_end + 1)) # no context from it
+				i=$kcsan_end && continue
+			fi
+		fi
 		if [[ ${KLOG_LINES[i]} =~ $KLOG_BAD && ! ${KLOG_LINES[i]} =~ $KLOG_IGNORE ]]; then
 			((first >= 0)) || first=$i
 			last=$i
 		fi
 	done
-	((first >= 0)) || return 0
+	((kcsan_other == 0)) ||
+		echo "vm: note: $kcsan_other KCSAN data race(s) $when not involving our modules, passed over" >&2
+	kmemleak_check "$when" || leaks=1
+	((first >= 0)) || return "$leaks"
 	echo "vm: KERNEL PROBLEM in the kernel log $when:" >&2
-	first=$((first - 3 < start ? start : first - 3))
+	first=$((first - 3 < floor ? floor : first - 3))
 	end=$((last + 40 < n ? last + 40 : n - 1))
 	for ((i = first; i <= end; i++)); do
 		echo "vm: dmesg| ${KLOG_LINES[i]}" >&2
+	done
+	return 1
+}
+
+# The KCSAN report starting at line $1 of KLOG_LINES: sets kcsan_end (its
+# last line, the closing rule of '='), kcsan_ours (1 if it involves our
+# modules) and counts the others in kcsan_other.
+klog_kcsan_report() {
+	local j
+	kcsan_ours=0 kcsan_end=$1
+	for ((j = $1; j < n && j < $1 + 200; j++)); do
+		[[ ${KLOG_LINES[j]} =~ $KLOG_OURS ]] && kcsan_ours=1
+		kcsan_end=$j
+		((j > $1)) && [[ ${KLOG_LINES[j]} =~ ={20}$ ]] && break
+	done
+	((kcsan_ours)) || kcsan_other=$((kcsan_other + 1))
+}
+
+# kmemleak (debug kernels): objects nothing points to any more. The kernel
+# scans only when asked (tools/debug-config/debug.config: no automatic
+# scan). kmemleak_start, before the modules are loaded, puts what the
+# kernel leaked while booting aside; klog_check then scans and fails on any
+# "unreferenced object" not reported before, showing kmemleak's report.
+# Inherited by the command (AQM_KMEMLEAK), so a test calling klog_check
+# itself scans too.
+KMEMLEAK=/sys/kernel/debug/kmemleak
+KMEMLEAK_SEEN=' '
+
+kmemleak_start() {
+	if [[ ! -e $KMEMLEAK && -d /sys/kernel/debug ]]; then
+		$KTOOL mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+	fi
+	[[ -w $KMEMLEAK ]] || return 0
+	if ! { kmemleak_scan && echo clear >"$KMEMLEAK"; }; then
+		echo "vm: kmemleak: cannot scan ($KMEMLEAK)" >&2
+		return 1
+	fi
+	export AQM_KMEMLEAK=1
+}
+
+# Two scans: an object whose contents changed since the previous scan is
+# not reported by this one, and a new object has no previous scan.
+kmemleak_scan() {
+	echo scan >"$KMEMLEAK" && echo scan >"$KMEMLEAK"
+}
+
+kmemleak_check() {
+	local when=$1 report line show=0 new=0 out=()
+	[[ ${AQM_KMEMLEAK:-} == 1 && -w $KMEMLEAK ]] || return 0
+	if ! { kmemleak_scan && report=$(<"$KMEMLEAK"); }; then
+		echo "vm: kmemleak: cannot scan ($KMEMLEAK)" >&2
+		return 1
+	fi
+	while IFS= read -r line; do
+		if [[ $line =~ ^unreferenced\ object\ (0x[0-9a-f]+) ]]; then
+			show=0
+			if [[ $KMEMLEAK_SEEN != *" ${BASH_REMATCH[1]} "* ]]; then
+				KMEMLEAK_SEEN+="${BASH_REMATCH[1]} " show=1 new=$((new + 1))
+			fi
+		fi
+		((show)) && out+=("$line")
+	done <<<"$report"
+	((new)) || return 0
+	echo "vm: KERNEL PROBLEM: kmemleak: $new unreferenced object(s) $when:" >&2
+	for line in "${out[@]}"; do
+		echo "vm: kmemleak| $line" >&2
 	done
 	return 1
 }

@@ -4,7 +4,9 @@
   then the packet ledger: arrivals counted by the qdisc (sent + dropped +
   queued) equal the packets the router received, and what it sent equals
   what the receiver got (independent counts from the interfaces);
-- deleted, and its module removed and loaded again, while packets flow;
+- deleted while packets flow, then its module unloaded and loaded again
+  (the flow crossing the device's default qdisc meanwhile), then created
+  anew and forwarding;
 - under mq, one instance per queue of a 4-queue device;
 - 100 instances on 100 devices at once, each forwarding.
 """
@@ -24,16 +26,18 @@ INITIAL = {
     "ared": "limit 1000 min 100 max 300",
 }
 CHANGES = {
-    "pi": ("limit 500", "target 200", "b 9e-7", "a 1e-6", "freq 100", "ecn", "noecn",
+    "pi": ("limit 500", "target 200", "b 9e-7", "a 1e-6", "freq 100", "ecn", "ecn_ceiling 0.5",
+           "ecn_ceiling 1", "noecn", "ecn_ceiling 0.1",
            "autotune", "rtt 50ms", "flows 8", "bandwidth 10mbit", "response highspeed",
            "bandwidth auto", "response reno", "margin 60", "margin 0", "noautotune",
            "spacing even", "spacing random",
            "limit 1000"),
     "rem": ("limit 500", "target 200", "gamma 0.01", "phi 1.01", "alpha 0.5",
             "interval 5ms", "inw 0.5", "bandwidth 10mbit", "bandwidth auto", "ecn",
-            "noecn", "limit 1000"),
+            "ecn_ceiling 0.5", "ecn_ceiling 1", "noecn", "ecn_ceiling 0.1", "limit 1000"),
     "blue": ("limit 500", "threshold 300", "increment 0.01", "decrement 0.001",
-             "freeze 10ms", "ecn", "noecn", "limit 1000"),
+             "freeze 10ms", "ecn", "ecn_ceiling 0.5", "ecn_ceiling 1", "noecn",
+             "ecn_ceiling 0.1", "threshold limit", "limit 1000"),
     "ared": ("limit 500", "min 50", "max 150", "maxp 0.2", "weight 0.01", "weight auto",
              "nogentle", "gentle", "nowait", "wait", "adaptive", "interval 100ms",
              "target-low 0.3", "target-high 0.7", "noadaptive", "bandwidth 10mbit",
@@ -92,7 +96,7 @@ def test_changes(kind, check):
               % (q["packets"], delivered))
 
 
-def test_unload_under_traffic(kind, check):
+def test_delete_then_unload(kind, check):
     kver = os.environ.get("AQM_KERNEL", os.uname().release)
     ko = os.path.join(os.path.dirname(__file__), "..", "..", "build", "kmod", kver,
                       "sch_%s.ko" % kind)
@@ -102,11 +106,13 @@ def test_unload_under_traffic(kind, check):
         time.sleep(1)
         lab.tc("qdisc del dev %s root" % RTR_IF)
         res = sh("rmmod sch_%s" % kind, check=False)
-        check(res.returncode == 0, "sch_%s unloads while packets flow" % kind, res.stderr)
+        check(res.returncode == 0, "%s deleted while packets flow, then sch_%s unloaded"
+              % (kind, kind), res.stderr)
         res = sh("insmod %s" % ko, check=False)
-        check(res.returncode == 0, "sch_%s loads again while packets flow" % kind, res.stderr)
+        check(res.returncode == 0, "sch_%s loaded again while packets flow through the "
+              "default qdisc" % kind, res.stderr)
         res = lab.tc("qdisc add dev %s root %s" % (RTR_IF, kind), check=False)
-        check(res.returncode == 0, "and takes traffic again", res.stderr)
+        check(res.returncode == 0, "a new %s created while packets flow" % kind, res.stderr)
         flood.wait(timeout=60)
         before = lab.qdisc(kind)["packets"]
         probe = udp_flood(pps=1000, seconds=0.2)
@@ -176,7 +182,7 @@ def sh_batch(tool, lines, check=True):
 
 def run(kind, check):
     test_changes(kind, check)
-    test_unload_under_traffic(kind, check)
+    test_delete_then_unload(kind, check)
     test_mq(kind, check)
     test_many(kind, check)
 

@@ -2,10 +2,19 @@
 qdisc in the functional tests: src -> rtr -> dst, the qdisc under test on
 the router's egress toward dst. A router, not the sender, holds the queue:
 on the sender TCP small queues and local congestion feedback would keep the
-qdisc nearly empty."""
+qdisc nearly empty.
 
+By default every veth has TSO, GSO and GRO off, so one skb is one wire
+packet everywhere. Lab(offloads=True) leaves the veth's own defaults (the
+sender's TSO and GSO on) and turns GRO on at the router's ingress, as on a
+real router: the qdisc under test then receives GSO skbs of many wire
+packets."""
+
+import csv
 import json
+import os
 import subprocess
+import tempfile
 import time
 
 SRC, RTR, DST = "aqm-src", "aqm-rtr", "aqm-dst"
@@ -13,6 +22,9 @@ SRC, RTR, DST = "aqm-src", "aqm-rtr", "aqm-dst"
 SRC_IP, RTR_IN_IP = "10.200.1.1", "10.200.1.254"
 RTR_IP, DST_IP = "10.200.0.254", "10.200.0.2"
 RTR_IF = "veth-rtr"
+# testbed's recorder: one netlink dump per sample, no process forked per sample
+SAMPLER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                       "build", "testbed", "sampler")
 
 
 def sh(cmd, ns=None, check=True):
@@ -26,6 +38,9 @@ def sh(cmd, ns=None, check=True):
 
 class Lab:
     """with Lab() as lab: ... builds the pair and always tears it down."""
+
+    def __init__(self, offloads=False):
+        self.offloads = offloads
 
     def __enter__(self):
         self.close()
@@ -42,8 +57,12 @@ class Lab:
             sh("sysctl -qw net.ipv6.conf.default.disable_ipv6=1", ns)
             sh("ip addr add %s/24 dev %s" % (ip, dev), ns)
             sh("ip link set %s up" % dev, ns)
-            # one skb is one packet: the qdisc counts what the wire carries
-            sh("ethtool -K %s tso off gso off gro off" % dev, ns, check=False)
+            if not self.offloads:
+                # one skb is one packet: the qdisc counts what the wire carries
+                sh("ethtool -K %s tso off gso off gro off" % dev, ns, check=False)
+        if self.offloads:
+            # on veth, GRO needs NAPI, which "gro on" turns on
+            sh("ethtool -K veth-in gro on", RTR)
         sh("ip route add default via %s" % RTR_IN_IP, SRC)
         sh("ip route add default via %s" % RTR_IP, DST)
         self.servers = []
@@ -74,13 +93,84 @@ class Lab:
                 return q
         raise KeyError(kind)
 
+    def record(self, seconds, handle="10:", interval_us=2000):
+        """Record the egress qdisc handle's stats every interval_us for
+        seconds in the background (build/testbed/sampler: fast enough to
+        catch a queue's peaks, which a tc per sample misses). Returns a
+        function that waits for the end and gives the rows as dicts of
+        numbers (t_us, qlen_pkts, backlog_bytes, sent_pkts, drops, ...)."""
+        fd, out = tempfile.mkstemp(suffix=".csv")
+        os.close(fd)
+        proc = subprocess.Popen(["ip", "netns", "exec", RTR, SAMPLER, "-d", RTR_IF,
+                                 "-H", handle, "-i", str(interval_us),
+                                 "-t", str(seconds), "-o", out],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                text=True)
+
+        def rows():
+            _, err = proc.communicate()
+            with open(out) as f:
+                got = [{k: float(v) for k, v in row.items() if v != ""}
+                       for row in csv.DictReader(f)]
+            os.unlink(out)
+            if proc.returncode:
+                raise RuntimeError("sampler: %s" % err.strip())
+            return got
+        return rows
+
+    def link_stats(self, ns, dev):
+        """ip -s -j link: the device's stats64 ({"rx": {...}, "tx": {...}})."""
+        return json.loads(sh("ip -s -j link show dev %s" % dev, ns).stdout)[0]["stats64"]
+
+    def snmp(self, ns):
+        """The namespace's IP counters (/proc/net/snmp and netstat) as
+        {"Ip.InReceives": n, "IpExt.InCEPkts": n, ...}."""
+        lines = sh("cat /proc/net/snmp /proc/net/netstat", ns).stdout.splitlines()
+        counters = {}
+        for head, values in zip(lines[::2], lines[1::2]):
+            proto, names = head.split(":", 1)
+            for name, value in zip(names.split(), values.split(":", 1)[1].split()):
+                counters[proto + "." + name] = int(value)
+        return counters
+
+    def sender_fifo(self):
+        """A pfifo on the sender's egress (veth has none): its Sent count is
+        in wire packets, GSO segments included (bstats add gso_segs)."""
+        sh("tc qdisc add dev eth0 root handle 1: pfifo", SRC)
+
+    def sender_sent(self):
+        """Wire packets the sender's pfifo has sent."""
+        out = sh("tc -s -j qdisc show dev eth0", SRC).stdout
+        return [q for q in json.loads(out) if q["kind"] == "pfifo"][0]["packets"]
+
+    def ce_counter(self):
+        """Count CE-marked IPv4 packets arriving at the receiver (a flower
+        filter on its ingress; action stats add gso_segs too)."""
+        sh("tc qdisc add dev eth0 clsact", DST)
+        sh("tc filter add dev eth0 ingress protocol ip pref 1 flower ip_tos 0x3/0x3 "
+           "action pass", DST)
+
+    def ce_received(self):
+        """Wire packets the receiver's CE counter has seen."""
+        out = sh("tc -s -j filter show dev eth0 ingress", DST).stdout
+        for f in json.loads(out):
+            for act in f.get("options", {}).get("actions", []):
+                return act["stats"]["packets"]
+        raise KeyError("no CE counter")
+
     def iperf_server(self, port=5201):
         proc = subprocess.Popen(["ip", "netns", "exec", DST, "iperf3", "-s",
                                  "-p", str(port), "-1"],
                                 stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL)
         self.servers.append(proc)
-        time.sleep(0.3)
+        # under TCG a cold iperf3 can take over a second to listen; a client
+        # started before that fails to connect
+        end = time.time() + 10
+        while time.time() < end:
+            if sh("ss -Hltn sport = :%d" % port, DST).stdout.strip():
+                break
+            time.sleep(0.1)
         return proc
 
     def iperf_client(self, seconds, port=5201, udp_rate=None, flows=1):

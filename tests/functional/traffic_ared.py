@@ -4,9 +4,11 @@ packets/s of 1514 bytes) so the average and max_p move within seconds."""
 
 import math
 import os
+import statistics
 import time
 
 import netlab
+import offloads
 from netlab import Lab, SRC, RTR_IF, set_sysctl, sh
 
 RATE_BPS = 10e6 / 8
@@ -102,6 +104,33 @@ def test_auto_weight(check):
               % (s["weight"], want))
 
 
+def test_estimate_offloads(check):
+    """With the offloads on: the estimate is the link's rate, C = rate / avpkt
+    counts wire packets, and w follows it."""
+    tag = "estimate, offloads"
+    with Lab(offloads=True) as lab:
+        offloads.shaped(lab, "ared", "limit 300 min 20 max 60")
+        recorded = lab.record(5)
+        during = offloads.tcp_load(check, lab, "ared", tag, seconds=5, every=0.5)
+        rows = recorded()
+        # one estimate per 500 ms interval, unsmoothed: a stall of the host
+        # under TCG can halve one; the median of the second half cannot
+        settled = during[len(during) // 2:]
+        rate = statistics.median(s["link_rate"] for s in settled)
+        served = offloads.backlogged_rate(rows, "sent_bytes", rows[-1]["t_us"] / 2)
+        link = offloads.LINK_MBIT * 1e6 / 8
+        check(served > 0 and abs(rate / served - 1) < offloads.RATE_TOLERANCE,
+              "%s: the dequeue rate estimate is the link's (median %.0f B/s; %.0f delivered "
+              "while backlogged; htb rate %.0f)" % (tag, rate, served, link),
+              "estimates: %s" % [s["link_rate"] for s in during])
+        s = during[-1]
+        c = s["link_rate"] / offloads.WIRE_BYTES
+        want = -math.expm1(-1 / c)
+        check(abs(s["weight"] / want - 1) < 1e-3,
+              "%s: w = 1 - exp(-1/C) for C in wire packets (%.4g, want %.4g)"
+              % (tag, s["weight"], want))
+
+
 def test_ecn(check):
     with Lab() as lab:
         set_sysctl(SRC, "net.ipv4.tcp_ecn", 1)
@@ -133,5 +162,8 @@ def run(check):
     test_adaptive_tcp(check)
     test_forced_udp(check)
     test_auto_weight(check)
+    test_estimate_offloads(check)
     test_ecn(check)
+    offloads.run(check, "ared", "min 15 max 45 bandwidth %dmbit" % offloads.LINK_MBIT,
+                 "limit 300 min 20 max 60 ecn bandwidth %dmbit" % offloads.LINK_MBIT)
     test_unload(check)

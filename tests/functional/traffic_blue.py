@@ -16,6 +16,7 @@ import os
 import time
 
 import netlab
+import offloads
 
 RATE_MBIT = 10
 BURST_BYTES = RATE_MBIT * 1000000 // 8 // 100    # 10 ms at the rate (TCG note)
@@ -148,4 +149,6 @@ def unload(check):
 def run(check):
     udp_behind_tbf(check)
     tcp_ecn_behind_htb(check)
+    offloads.run(check, "blue", "increment %g decrement %g freeze %dms"
+                 % (INCREMENT, DECREMENT, FREEZE_MS), BLUE_ARGS + " ecn ecn_ceiling 1")
     unload(check)

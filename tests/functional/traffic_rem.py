@@ -13,6 +13,7 @@ import statistics
 import time
 
 import netlab
+import offloads
 from netlab import Lab, RTR_IF, SRC, set_sysctl, sh
 
 RATE_MBIT = 4
@@ -23,7 +24,7 @@ SHAPER = ("qdisc add dev %s root handle 1: htb default 1; "
           % (RTR_IF, RTR_IF, RATE_MBIT))
 REM = ("qdisc add dev %s parent 1:1 handle 10: rem limit 1000 target %d gamma 0.01 "
        "phi 1.01 alpha %g" % (RTR_IF, TARGET_PKTS, ALPHA))
-WIRE_BYTES = 1514   # a full-size TCP segment on the veth: MTU + Ethernet header
+WIRE_BYTES = offloads.WIRE_BYTES
 
 
 def shaped_rem(lab, extra=""):
@@ -51,16 +52,19 @@ def per_second(timed, key):
     return (s1[key] - s0[key]) / (t1 - t0)
 
 
-def test_tcp_overload(check):
-    """Four TCP flows: price and p rise, the queue settles near the target."""
-    with Lab() as lab:
+def test_tcp_overload(check, with_offloads=False):
+    """Four TCP flows: price and p rise, the queue settles near the target;
+    with the offloads on too, the queue and the rate in wire packets."""
+    tag = "tcp, offloads" if with_offloads else "tcp"
+    with Lab(offloads=with_offloads) as lab:
         shaped_rem(lab)
         lab.iperf_server()
         client = lab.iperf_client(12, flows=4)
+        recorded = lab.record(12) if with_offloads else None
         timed = timed_samples(lab, 12)
         during = [s for _, s in timed]
         client.wait()
-        check(client.returncode == 0, "tcp: iperf3 ran", client.stderr)
+        check(client.returncode == 0, "%s: iperf3 ran" % tag, client.stderr)
         idle = lab.sample("rem", 3, every=0.5)
 
         last = during[-1]
@@ -68,18 +72,20 @@ def test_tcp_overload(check):
         q_median = statistics.median(s["qlen"] for s in settled)
         served_pps = per_second(timed, "packets")
         check(max(s["price"] for s in during) > 0 and max(s["prob"] for s in during) > 0,
-              "tcp: price and probability rise under load (peak price %.3g, p %.3g)"
-              % (max(s["price"] for s in during), max(s["prob"] for s in during)))
-        check(last["early_drops"] > 0, "tcp: early drops counted (%d)" % last["early_drops"])
-        check(last["tail_drops"] == 0, "tcp: no tail drops, REM keeps the queue short (%d)"
-              % last["tail_drops"])
+              "%s: price and probability rise under load (peak price %.3g, p %.3g)"
+              % (tag, max(s["price"] for s in during), max(s["prob"] for s in during)))
+        check(last["early_drops"] > 0, "%s: early drops counted (%d)"
+              % (tag, last["early_drops"]))
+        check(last["tail_drops"] == 0, "%s: no tail drops, REM keeps the queue short (%d)"
+              % (tag, last["tail_drops"]))
         check(TARGET_PKTS / 3 <= q_median <= TARGET_PKTS * 2,
-              "tcp: the queue settles near target %d (median %.1f over the last 6 s)"
-              % (TARGET_PKTS, q_median))
+              "%s: the queue settles near target %d (median %.1f over the last 6 s)"
+              % (tag, TARGET_PKTS, q_median))
         check(max(s["max_qlen"] for s in during) < 1000,
-              "tcp: the queue never reaches the limit (max %d)" % last["max_qlen"])
+              "%s: the queue never reaches the limit (max %d)" % (tag, last["max_qlen"]))
         check(last["capacity_mode"] == "estimated",
-              "tcp: capacity estimated from the dequeue rate (%s)" % last["capacity_mode"])
+              "%s: capacity estimated from the dequeue rate (%s)"
+              % (tag, last["capacity_mode"]))
         # the rate while backlogged: near the average served rate (above it
         # when the queue is sometimes empty), not above the shaper's. The
         # lower bound is loose: on a loaded TCG host the shaper's dequeues
@@ -87,21 +93,29 @@ def test_tcp_overload(check):
         # the run's average (seen: 216 pps against 262 served).
         shaper_pps = RATE_MBIT * 1e6 / 8 / WIRE_BYTES
         check(0.7 * served_pps <= last["rate_estimate"] <= 1.1 * shaper_pps,
-              "tcp: dequeue-rate estimate %.0f pps between the served %.0f pps and the "
+              "%s: dequeue-rate estimate %.0f pps between the served %.0f pps and the "
               "htb rate %.0f pps (%.0f updates/s)"
-              % (last["rate_estimate"], served_pps, shaper_pps,
+              % (tag, last["rate_estimate"], served_pps, shaper_pps,
                  per_second(timed, "updates")))
+        if with_offloads:
+            rows = recorded()
+            est = statistics.median(s["rate_estimate"] for s in settled)
+            served = offloads.backlogged_rate(rows, since_us=rows[-1]["t_us"] / 2)
+            check(served > 0 and abs(est / served - 1) < offloads.RATE_TOLERANCE,
+                  "%s: the rate estimate is the link's in wire packets (median %.0f pps over "
+                  "the last 6 s; %.0f delivered while backlogged; htb rate %.0f)"
+                  % (tag, est, served, shaper_pps))
         check(last["drops"] == last["early_drops"] + last["tail_drops"],
-              "tcp: qdisc drops = early + tail (%d = %d + %d)"
-              % (last["drops"], last["early_drops"], last["tail_drops"]))
+              "%s: qdisc drops = early + tail (%d = %d + %d)"
+              % (tag, last["drops"], last["early_drops"], last["tail_drops"]))
         check(idle[-1]["price"] == 0 and idle[-1]["prob"] == 0,
-              "tcp: price and probability drain to 0 once idle (%g, %g)"
-              % (idle[-1]["price"], idle[-1]["prob"]))
+              "%s: price and probability drain to 0 once idle (%g, %g)"
+              % (tag, idle[-1]["price"], idle[-1]["prob"]))
         check(idle[-1]["updates"] == idle[-2]["updates"],
-              "tcp: the timer stops on an idle settled queue")
+              "%s: the timer stops on an idle settled queue" % tag)
         check(idle[-1]["qlen"] == 0 and idle[-1]["backlog"] == 0,
-              "tcp: nothing left queued (qlen %d, backlog %d)"
-              % (idle[-1]["qlen"], idle[-1]["backlog"]))
+              "%s: nothing left queued (qlen %d, backlog %d)"
+              % (tag, idle[-1]["qlen"], idle[-1]["backlog"]))
 
 
 def test_udp_equilibrium(check):
@@ -146,14 +160,17 @@ def test_udp_equilibrium(check):
 def test_ecn(check):
     with Lab() as lab:
         set_sysctl(SRC, "net.ipv4.tcp_ecn", 1)
-        shaped_rem(lab, "ecn")
+        # ceiling 1: marks at any p, so no ECN-capable packet is dropped
+        # early (the default ceiling, 0.1, drops above it by design)
+        shaped_rem(lab, "ecn ecn_ceiling 1")
         lab.iperf_server()
         client = lab.iperf_client(6, flows=2)
         client.wait()
         last = lab.qdisc("rem")
         check(last["ecn_marks"] > 0, "ecn: ECN-capable packets are marked (%d)" % last["ecn_marks"])
         check(last["early_drops"] <= 2,
-              "ecn: ECN-capable packets are not dropped early (%d)" % last["early_drops"])
+              "ecn, ceiling 1: ECN-capable packets are not dropped early (%d)"
+              % last["early_drops"])
 
 
 def test_limit_trim(check):
@@ -199,7 +216,11 @@ def test_unload(check):
 
 def run(check):
     test_tcp_overload(check)
+    test_tcp_overload(check, with_offloads=True)
     test_udp_equilibrium(check)
     test_ecn(check)
+    offloads.run(check, "rem", "target 20 gamma 0.01 phi 1.01 alpha %g" % ALPHA,
+                 "limit 1000 target %d gamma 0.01 phi 1.01 alpha %g ecn ecn_ceiling 1"
+                 % (TARGET_PKTS, ALPHA))
     test_limit_trim(check)
     test_unload(check)

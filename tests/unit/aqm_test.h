@@ -44,4 +44,69 @@ static inline double test_uniform(uint64_t *state)
 	return (test_rand64(state) >> 11) * 0x1p-53;
 }
 
+/*
+ * Reference 128-bit arithmetic, one bit a step: slow, plainly right, and
+ * unlike the cores' word-wise code; no __int128, which -m32 lacks.
+ */
+struct test_u128 {
+	uint64_t hi;
+	uint64_t lo;
+};
+
+static inline struct test_u128 test_mul_64x64(uint64_t a, uint64_t b)
+{
+	struct test_u128 r = { 0, 0 };
+	int i;
+
+	for (i = 63; i >= 0; i--) {
+		r.hi = (r.hi << 1) | (r.lo >> 63);
+		r.lo <<= 1;
+		if ((b >> i) & 1) {
+			r.lo += a;
+			r.hi += r.lo < a;
+		}
+	}
+	return r;
+}
+
+static inline struct test_u128 test_shr_128(struct test_u128 x, unsigned int shift)
+{
+	while (shift--) {
+		x.lo = (x.lo >> 1) | (x.hi << 63);
+		x.hi >>= 1;
+	}
+	return x;
+}
+
+static inline struct test_u128 test_neg_128(struct test_u128 x)
+{
+	struct test_u128 r = { ~x.hi, ~x.lo + 1 };
+
+	r.hi += r.lo == 0;
+	return r;
+}
+
+/* x / d, d != 0 */
+static inline struct test_u128 test_div_128_64(struct test_u128 x, uint64_t d)
+{
+	struct test_u128 q = { 0, 0 };
+	uint64_t rem = 0;
+	int i;
+
+	for (i = 127; i >= 0; i--) {
+		int carry = rem >> 63;
+		uint64_t bit = i >= 64 ? x.hi >> (i - 64) & 1 : x.lo >> i & 1;
+
+		rem = (rem << 1) | bit;
+		if (carry || rem >= d) {
+			rem -= d;
+			if (i >= 64)
+				q.hi |= 1ULL << (i - 64);
+			else
+				q.lo |= 1ULL << i;
+		}
+	}
+	return q;
+}
+
 #endif /* AQM_TEST_H */

@@ -232,6 +232,34 @@ static void test_avg_trace(const char *name, uint64_t rate, double weight,
 	check(hi - lo > 100, "%s: the average spans [%.1f, %.1f]", name, lo, hi);
 }
 
+/* the 64x64-bit products: __int128 on 64-bit hosts, halves under -m32 */
+static void test_wide_multiply(void)
+{
+	uint64_t rng = 7;
+	int i, bad_shr = 0, bad_div = 0, divs = 0;
+
+	for (i = 0; i < 200000; i++) {
+		uint64_t a = test_rand64(&rng) >> (test_rand64(&rng) & 63);
+		uint64_t b = test_rand64(&rng) >> (test_rand64(&rng) & 63);
+		uint64_t c = test_rand64(&rng) >> (test_rand64(&rng) & 63);
+		unsigned int shift = test_rand64(&rng) % 128;
+		struct test_u128 ab = test_mul_64x64(a, b), q;
+
+		bad_shr += ared_mul_shr(a, b, shift) != test_shr_128(ab, shift).lo;
+		if (!c)
+			continue;
+		q = test_div_128_64(ab, c);
+		if (q.hi)
+			continue;	/* the quotient must fit in 64 bits */
+		divs++;
+		bad_div += ared_mul_div(a, b, c) != q.lo;
+	}
+	check(bad_shr == 0, "a * b >> s matches a bitwise reference on 2 * 10^5 random cases (%d wrong)",
+	      bad_shr);
+	check(bad_div == 0 && divs > 100000,
+	      "a * b / c matches a bitwise reference on %d random cases (%d wrong)", divs, bad_div);
+}
+
 static void test_wide_accumulator(void)
 {
 	struct ared_params p;
@@ -641,6 +669,7 @@ int main(void)
 	test_avg_trace("1 Gbit/s auto w = 1.2e-5", GBIT_BPS, 0, 10000000);
 	test_avg_trace("w = 0.002 (RED paper)", GBIT_BPS, 0.002, 2000000);
 	test_avg_trace("w = 0.5", GBIT_BPS, 0.5, 1000000);
+	test_wide_multiply();
 	test_wide_accumulator();
 	test_idle_decay();
 	test_prob();

@@ -107,19 +107,20 @@ static void test_mul_frac(void)
 		uint64_t frac = test_rand64(&rng);
 		int64_t n = (int64_t)(test_rand64(&rng) >> (test_rand64(&rng) & 63));
 		unsigned int shift = test_rand64(&rng) & 63;
-		__int128 want, got;
+		struct test_u128 want;
 		struct aqm_s128 r;
 
 		if (i & 1)
 			n = -n;
 		r = aqm_s128_mul_frac(frac, n, shift);
-		want = (__int128)((unsigned __int128)frac * (unsigned __int128)(n < 0 ? -(unsigned __int128)n : (unsigned __int128)n) >> shift);
+		want = test_shr_128(test_mul_64x64(frac, n < 0 ? -(uint64_t)n : (uint64_t)n),
+				    shift);
 		if (n < 0)
-			want = -want;
-		got = (__int128)(((unsigned __int128)r.hi << 64) | r.lo);
-		bad += got != want;
+			want = test_neg_128(want);
+		bad += r.hi != want.hi || r.lo != want.lo;
 	}
-	check(bad == 0, "128-bit fraction multiply matches __int128 on 10^6 random cases (%d wrong)", bad);
+	check(bad == 0, "128-bit fraction multiply matches a bitwise reference on 10^6 random cases (%d wrong)",
+	      bad);
 }
 
 static void test_clamp_and_extremes(void)
@@ -417,6 +418,36 @@ static void test_autotune(void)
 	pi_update(&params, &vars, 1000);
 	check(vars.source == PI_GAINS_MANUAL && vars.a_frac == params.a_frac &&
 	      vars.b_frac == params.b_frac, "autotune off: the configured gains are in use");
+
+	/* back to pending (a fresh estimator after a toggle) with p > 0 */
+	vars.prob = PI_PROB_ONE / 100;
+	vars.accu = PI_PROB_ONE / 2;
+	params.autotune = true;
+	params.bandwidth_bps = 0;
+	aqm_dq_rate_init(&vars.dq);
+	pi_retune(&params, &vars, true);
+	check(vars.source == PI_GAINS_PENDING && vars.prob == 0 && vars.accu == 0,
+	      "entering the pending state clears p and the spacing accumulator (p was 0.01)");
+}
+
+static void test_backlog_floor(void)
+{
+	struct pi_params params;
+	struct pi_vars vars;
+
+	pi_params_init(&params, 1514);
+	pi_vars_init(&vars);
+	check(!pi_backlog_allows_drop(&params, 0) && !pi_backlog_allows_drop(&params, 3027) &&
+	      pi_backlog_allows_drop(&params, 3028),
+	      "no early drop below two packets of backlog (3027 bytes no, 3028 yes at 1514)");
+
+	/* a = b holds p on an empty queue: the floor is what spares arrivals */
+	params.a_frac = params.b_frac = 1ULL << 50;
+	pi_retune(&params, &vars, true);
+	vars.prob = PI_PROB_ONE / 10;
+	check(!pi_update(&params, &vars, 0) && !pi_update(&params, &vars, 0) &&
+	      vars.prob == PI_PROB_ONE / 10,
+	      "with a = b, p = 0.1 stays on an empty queue and the timer may sleep");
 }
 
 static void test_drop_decision(void)
@@ -491,5 +522,6 @@ int main(void)
 	test_margin_table();
 	test_margin_loop();
 	test_autotune();
+	test_backlog_floor();
 	return aqm_test_failures ? 1 : 0;
 }

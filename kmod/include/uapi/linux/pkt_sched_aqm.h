@@ -40,6 +40,9 @@ enum {
 	TCA_PI_RESPONSE,	/* u32, autotune: TC_PI_RESPONSE_* */
 	TCA_PI_SPACING,		/* u32, TC_PI_SPACING_*: how drops are spread */
 	TCA_PI_MARGIN,		/* u32, autotune: phase margin, degrees; 0 = wg = z */
+	TCA_PI_ECN_CEILING,	/* u64, with ECN: above this p drop, do not mark;
+				 * (0, 1], 1.0 = TC_AQM_PROB_ONE
+				 */
 	__TCA_PI_MAX
 };
 
@@ -94,6 +97,7 @@ enum {
 	TCA_REM_INW,		/* u64, inw in (0, 1], 1.0 = TC_AQM_PROB_ONE */
 	TCA_REM_BANDWIDTH,	/* u64, link rate in bytes/s; 0 = estimate */
 	TCA_REM_ECN,		/* u32, 0 or 1 */
+	TCA_REM_ECN_CEILING,	/* u64, as TCA_PI_ECN_CEILING */
 	__TCA_REM_MAX
 };
 
@@ -130,8 +134,9 @@ enum {
 	TCA_BLUE_INCREMENT,	/* u64, d1 in (0, 1], 1.0 = TC_AQM_PROB_ONE */
 	TCA_BLUE_DECREMENT,	/* u64, d2 in (0, 1], 1.0 = TC_AQM_PROB_ONE */
 	TCA_BLUE_FREEZE,	/* u32, freeze_time in microseconds */
-	TCA_BLUE_THRESHOLD,	/* u32, packets (L), at most limit */
+	TCA_BLUE_THRESHOLD,	/* u32, packets (L), at most limit; 0 = follow limit */
 	TCA_BLUE_ECN,		/* u32, 0 or 1 */
+	TCA_BLUE_ECN_CEILING,	/* u64, as TCA_PI_ECN_CEILING */
 	__TCA_BLUE_MAX
 };
 
@@ -145,6 +150,8 @@ struct tc_blue_xstats {
 	__u32 early_drops;	/* dropped with probability pm */
 	__u32 tail_drops;	/* dropped because the queue was full */
 	__u32 ecn_marks;	/* CE-marked instead of dropped */
+	__u32 threshold;	/* L in effect, packets (TCA_BLUE_THRESHOLD 0: limit) */
+	__u32 pad;
 };
 
 /* ARED: RED, gentle RED and Adaptive RED (section owned by sch_ared) */

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the four AQM qdiscs share on the packet path, apart from their
+ * algorithms: GSO skbs cut into wire packets, and the choice between a CE
+ * mark and a drop.
+ */
+#ifndef AQM_QDISC_H
+#define AQM_QDISC_H
+
+#include <linux/skbuff.h>
+#include <linux/netdevice.h>
+#include <net/sch_generic.h>
+#include <net/inet_ecn.h>
+
+typedef int (*aqm_enqueue_fn)(struct sk_buff *skb, struct Qdisc *sch,
+			      struct sk_buff **to_free);
+
+/*
+ * An AQM counts, judges and marks wire packets. A GSO skb (GRO on a
+ * forwarding router's ingress, TSO from a local sender) holds up to 64 KB:
+ * counted as one packet it would make limit, target, arrivals and the rate
+ * estimate skb counts, and one drop would cut ~44 segments at once. So it
+ * is cut into its segments here and each meets the algorithm as one
+ * arrival, as tbf, cake and dualpi2 do; the cost is the software
+ * segmentation, measured by make bench. The parents learn what was really
+ * queued with one qdisc_tree_reduce_backlog().
+ */
+static __always_inline int aqm_enqueue_segments(struct sk_buff *skb,
+						struct Qdisc *sch,
+						struct sk_buff **to_free,
+						aqm_enqueue_fn enqueue_one)
+{
+	netdev_features_t features = netif_skb_features(skb);
+	unsigned int skb_bytes = qdisc_pkt_len(skb), queued_bytes = 0;
+	struct sk_buff *segs, *seg, *next;
+	int queued = 0;
+
+	segs = skb_gso_segment(skb, features & ~NETIF_F_GSO_MASK);
+	if (IS_ERR_OR_NULL(segs))
+		return qdisc_drop(skb, sch, to_free);
+
+	skb_list_walk_safe(segs, seg, next) {
+		unsigned int seg_bytes = seg->len;
+
+		skb_mark_not_on_list(seg);
+		qdisc_skb_cb(seg)->pkt_len = seg_bytes;
+		if (enqueue_one(seg, sch, to_free) == NET_XMIT_SUCCESS) {
+			queued++;
+			queued_bytes += seg_bytes;
+		}
+	}
+	consume_skb(skb);
+	if (!queued)
+		return NET_XMIT_DROP;
+	/* the parents will count one packet of skb_bytes */
+	qdisc_tree_reduce_backlog(sch, 1 - queued, skb_bytes - queued_bytes);
+	return NET_XMIT_SUCCESS;
+}
+
+/*
+ * An early drop chosen at probability @prob becomes a CE mark when ECN is
+ * on, the packet is ECN-capable and @prob is at most @ceiling. Above it the
+ * packet is dropped all the same: a sender that ignores marks would
+ * otherwise keep the queue full (mainline pie drops above 10%).
+ */
+static inline bool aqm_mark_instead(struct sk_buff *skb, bool ecn, u64 prob,
+				    u64 ceiling)
+{
+	return ecn && prob <= ceiling && INET_ECN_set_ce(skb);
+}
+
+#endif /* AQM_QDISC_H */
