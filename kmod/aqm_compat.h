@@ -11,6 +11,10 @@
 #include <linux/module.h>
 #include <linux/random.h>
 #include <net/sch_generic.h>
+/* 6.5 moved skb_gso_segment() out of netdevice.h into its own header */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
+#include <net/gso.h>
+#endif
 
 /*
  * The control laws run from hrtimers rather than timer_list: at HZ=250 a

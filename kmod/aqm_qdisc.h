@@ -12,6 +12,8 @@
 #include <net/sch_generic.h>
 #include <net/inet_ecn.h>
 
+#include "aqm_compat.h"
+
 typedef int (*aqm_enqueue_fn)(struct sk_buff *skb, struct Qdisc *sch,
 			      struct sk_buff **to_free);
 
