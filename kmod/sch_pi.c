@@ -78,9 +78,9 @@ static bool pi_early_drop(struct pi_sched_data *q, u32 backlog_bytes)
 {
 	if (!q->vars.prob || !pi_backlog_allows_drop(&q->params, backlog_bytes))
 		return false;
-	if (q->params.even_spacing)
-		return pi_even_drop(&q->vars);
-	return pi_should_drop(&q->params, &q->vars, aqm_random_u32());
+	/* even spacing ignores the random number: draw none for it */
+	return pi_should_drop(&q->params, &q->vars,
+			      q->params.even_spacing ? 0 : aqm_random_u32());
 }
 
 /* one wire packet */

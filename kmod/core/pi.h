@@ -483,8 +483,6 @@ static inline void pi_dequeued(const struct pi_params *params,
  * pi_even_drop() - the early drop/mark decision with even spacing
  * @vars:	state; the accumulated probability moves
  *
- * Needs no random number, so the caller draws none.
- *
  * Return: true at every packet that brings the accumulated p to 1.
  */
 static inline bool pi_even_drop(struct pi_vars *vars)
@@ -501,7 +499,8 @@ static inline bool pi_even_drop(struct pi_vars *vars)
  * pi_should_drop() - the early drop/mark decision for one arriving packet
  * @params:	configuration
  * @vars:	state; with even spacing, the accumulated probability moves
- * @rnd:	a uniformly distributed random number (random spacing)
+ * @rnd:	a uniformly distributed random number; ignored with even
+ *		spacing, so the caller need not draw one then
  *
  * Return: true with probability p, or at every 1/p-th packet.
  */
