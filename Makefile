@@ -17,8 +17,14 @@ BUILD      := $(CURDIR)/build
 
 ifneq ($(KROOT),)
 KVER := $(shell cat $(KROOT)/version 2>/dev/null)
+ifneq ($(wildcard $(KROOT)/build/Makefile),)
+# a kernel built here (tools/debug-kernel): its build tree, our compiler
+KDIR := $(KROOT)/build
+else
+# another suite's packaged kernel (tools/kernel-root): built in its root
 KDIR := /usr/src/linux-headers-$(KVER)
 IN_KROOT := $(CURDIR)/tools/in-root $(KROOT)/root
+endif
 else
 KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
 	$(lastword $(sort $(wildcard /usr/src/linux-headers-*-amd64))))
@@ -62,7 +68,7 @@ IPROUTE2_PATCHES := tc-patches/iproute2-6.1
 .PHONY: all modules plugins unit test functional fuzz fuzz-long demo reproduce check \
 	install uninstall dkms-install dkms-uninstall install-test \
 	patched-tc-test bench bench-core clean iproute2-patches \
-	testbed-test kernel-matrix fresh-root-test patched-tc
+	testbed-test kernel-matrix fresh-root-test patched-tc test-debug debug-kernel-test
 
 all: modules plugins $(SAMPLER)
 
@@ -232,9 +238,25 @@ testbed-test: all
 		testbed/selftest --log $(BUILD)/results/testbed.log \
 		|| echo "FAIL: vm: testbed selftest exited $$?" >> $(BUILD)/results/testbed.log
 
+# the whole suite on the debug kernels (tools/debug-kernel, built here from
+# Debian's linux-source and cached in ~/.cache/classic-aqm/kernels):
+# KASAN and KCSAN flavours, the declarative, traffic and lifecycle tests,
+# 20,000 fuzz payloads per kind, a kernel log check and kmemleak scan
+# after every suite (tools/test-debug)
+test-debug: all
+	@mkdir -p $(BUILD)/results
+	tools/test-debug --log $(BUILD)/results/debug.log
+
+# make test's part of it: the KASAN flavour (with lockdep, kmemleak, UBSAN)
+DEBUG_TEST_ARGS ?= --flavours kasan --fuzz-count 2000 --functional-args "--skip traffic"
+debug-kernel-test: all
+	@mkdir -p $(BUILD)/results
+	tools/test-debug $(DEBUG_TEST_ARGS) --log $(BUILD)/results/debug.log
+
 # every stage runs whatever an earlier one did; a stage that exits
 # non-zero is one FAIL line, and the last line is always "N passed, N failed"
-TEST_STAGES := check unit functional kernel-matrix fuzz install-test testbed-test fresh-root-test
+TEST_STAGES := check unit functional kernel-matrix fuzz install-test testbed-test \
+	fresh-root-test
 test:
 	@rm -rf $(BUILD)/results && mkdir -p $(BUILD)/results
 	@for stage in $(TEST_STAGES); do \

@@ -9,6 +9,9 @@ experiment.py left them and writes into out/:
 - table1.csv and table1.md, and the same table between the markers in
   out/README.md when that file has them;
 - noise.md from out/repeat/ when repeated runs exist;
+- offloads.md (also between its markers in out/README.md) from
+  out/offloads/NAME-I, runs with the offloads on, beside the same
+  configuration's run with them off (out/autotune/1000mbit/NAME);
 - fig_autotune.png and autotune.md (also between its markers in
   out/README.md) from out/autotune/RATEmbit/NAME: utilisation, queue mean
   and standard deviation against the rate, with issue 8's goals (the
@@ -17,6 +20,7 @@ Invalid runs are left out and listed under the table.
 """
 
 import csv
+import gzip
 import json
 import os
 import statistics
@@ -28,6 +32,8 @@ TABLE_BEGIN = "<!-- table1: written by scripts/reproduce -->"
 TABLE_END = "<!-- end of table1 -->"
 AUTOTUNE_BEGIN = "<!-- autotune: written by scripts/reproduce -->"
 AUTOTUNE_END = "<!-- end of autotune -->"
+OFFLOADS_BEGIN = "<!-- offloads: written by scripts/reproduce -->"
+OFFLOADS_END = "<!-- end of offloads -->"
 # the goal for self-tuning PI: utilisation, queue mean and sd against target
 GOAL_UTILISATION = 0.97
 GOAL_MEAN_ERROR = 0.15
@@ -345,6 +351,89 @@ def autotune(out):
     return [os.path.join(out, "autotune.md"), path]
 
 
+def gso_skb_size(rundir):
+    """Wire packets per skb in a run's fidelity queue (drop-tail, which
+    holds skbs as they come): its backlog bytes over its skb count, in
+    full-size packets, over the samples with a queue. None without one."""
+    path = os.path.join(rundir, "fidelity", "queue.csv.gz")
+    try:
+        with gzip.open(path, "rt") as f:
+            rows = [r for r in csv.DictReader(f) if int(r["qlen_pkts"]) > 0]
+    except OSError:
+        return None
+    skbs = sum(int(r["qlen_pkts"]) for r in rows)
+    return sum(int(r["backlog_bytes"]) for r in rows) / skbs / study.WIRE_BYTES if skbs else None
+
+
+def mean_sd(values, fmt):
+    return "%s ± %s" % (fmt % statistics.fmean(values), fmt % statistics.pstdev(values))
+
+
+def goal_misses(util, mean, sd):
+    target = study.TARGET_PKTS
+    return ([m for m, bad in (("utilisation", util < GOAL_UTILISATION),
+                              ("mean", abs(mean - target) > GOAL_MEAN_ERROR * target),
+                              ("sd", sd > GOAL_SD * target)) if bad])
+
+
+def offloads(out):
+    """Runs with the offloads on against the same configuration with them
+    off, at 1 Gbit/s: each run, then the mean and spread of the on runs."""
+    base = os.path.join(out, "offloads")
+    if not os.path.isdir(base):
+        return []
+    lines = ["| configuration | offloads | run | k | wire pkts per skb (drop-tail) "
+             "| utilisation % | queue mean | queue sd | delay p99 ms | loss % | Jain "
+             "| rate estimate / link | goal |",
+             "|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|"]
+    spread = []
+    for name in study.OFFLOADS_RUNS:
+        runs = [("off", "autotune/%dmbit/%s" % (study.TABLE_RATE_MBIT, name))]
+        runs += [("on", "offloads/" + d) for d in sorted(os.listdir(base))
+                 if d.rsplit("-", 1)[0] == name]
+        on = []
+        for mode, rel in runs:
+            summ = load(os.path.join(out, rel))
+            if not usable(summ):
+                continue
+            r = summ["results"]
+            link_pps = study.TABLE_RATE_MBIT * 1e6 / summ["scale"] / 8 / study.WIRE_BYTES
+            util, mean = r["utilisation"], r["queue_pkts"]["mean"]
+            sd = r["queue_pkts"]["std"]
+            misses = goal_misses(util, mean, sd)
+            gso = gso_skb_size(os.path.join(out, rel))
+            lines.append("| %s | %s | %s | %d | %s | %.1f | %.0f | %.0f | %.1f | %.3f | %.3f "
+                         "| %.3f | %s |"
+                         % (study.config(name)[1], mode, rel, summ["scale"],
+                            "%.2f" % gso if gso else "-", 100 * util, mean, sd,
+                            r["queue_delay_ms"]["p99"], 100 * r["loss_rate"], r["jain_index"],
+                            r["leaf_final"].get("rate_estimate", 0) / link_pps,
+                            "met" if not misses else "missed: " + ", ".join(misses)))
+            if mode == "on":
+                on.append((util, mean, sd, not misses))
+        if on:
+            util, mean, sd, met = zip(*on)
+            spread.append("%s, offloads on, %d runs (mean ± sd over the runs): utilisation "
+                          "%s %%, queue mean %s, queue sd %s; goal met in %d of %d"
+                          % (study.config(name)[1], len(on), mean_sd([100 * u for u in util],
+                                                                     "%.1f"),
+                             mean_sd(mean, "%.0f"), mean_sd(sd, "%.0f"), sum(met), len(on)))
+    text = ("Goal (issue 8): utilisation >= %d%%, queue mean within %d%% of %d packets, "
+            "queue sd within %d%% of it. Wire packets per skb: what the drop-tail queue of "
+            "the run's fidelity check held per skb (bytes over skbs, in %d-byte packets): "
+            "how large the GSO skbs reaching the bottleneck were; the AQM itself counts "
+            "wire packets. Rate estimate / link: the qdisc's dequeue-rate estimate at the "
+            "end of the run over the link's rate in full-size packets.\n\n"
+            % (100 * GOAL_UTILISATION, 100 * GOAL_MEAN_ERROR, study.TARGET_PKTS,
+               100 * GOAL_SD, study.WIRE_BYTES)
+            + "\n".join(lines) + "\n\n" + "".join(line + ".\n" for line in spread))
+    path = os.path.join(out, "offloads.md")
+    with open(path, "w") as f:
+        f.write(text)
+    into_readme(out, OFFLOADS_BEGIN, OFFLOADS_END, text)
+    return [path]
+
+
 def render(out):
     """Everything there is data for; the paths written."""
     runs = [r for r in table_runs(out) if usable(r[2])]
@@ -356,7 +445,7 @@ def render(out):
                               bin_series("loss_rate")))
         written.append(panels(out, runs, "fig4_queue.png", "queue (packets)", queue_series,
                               ymax=2600, target=target_of))
-    return written + sweep(out) + noise(out) + autotune(out)
+    return written + sweep(out) + noise(out) + autotune(out) + offloads(out)
 
 
 def target_of(name):

@@ -79,6 +79,28 @@ static inline u64 div64_u64(u64 dividend, u64 divisor)
 }
 #endif
 
+static inline unsigned int aqm_fls64(u64 x)
+{
+	return 64 - __builtin_clzll(x);
+}
+#endif /* __KERNEL__ */
+
+/*
+ * a * b as a 128-bit product in two words, schoolbook on 32-bit halves:
+ * for every word size (the kernel has no 64x64->128 helper)
+ */
+static inline void aqm_mul_u64_u64(u64 a, u64 b, u64 *hi, u64 *lo)
+{
+	u64 lo_lo = (a & U32_MAX) * (b & U32_MAX);
+	u64 lo_hi = (a & U32_MAX) * (b >> 32);
+	u64 hi_lo = (a >> 32) * (b & U32_MAX);
+	u64 mid = (lo_lo >> 32) + (lo_hi & U32_MAX) + (hi_lo & U32_MAX);
+
+	*lo = (mid << 32) | (lo_lo & U32_MAX);
+	*hi = (a >> 32) * (b >> 32) + (lo_hi >> 32) + (hi_lo >> 32) + (mid >> 32);
+}
+
+#ifndef __KERNEL__
 #ifdef __SIZEOF_INT128__
 /* the kernel's mul_u64_u64_shr(): a * b >> shift, shift < 128 */
 static inline u64 mul_u64_u64_shr(u64 a, u64 b, unsigned int shift)
@@ -92,18 +114,6 @@ static inline u64 mul_u64_u64_div_u64(u64 a, u64 b, u64 c)
 	return (u64)((__uint128_t)a * b / c);
 }
 #else
-/* without __int128 (-m32): the product in two words, schoolbook on halves */
-static inline void aqm_mul_u64_u64(u64 a, u64 b, u64 *hi, u64 *lo)
-{
-	u64 lo_lo = (a & U32_MAX) * (b & U32_MAX);
-	u64 lo_hi = (a & U32_MAX) * (b >> 32);
-	u64 hi_lo = (a >> 32) * (b & U32_MAX);
-	u64 mid = (lo_lo >> 32) + (lo_hi & U32_MAX) + (hi_lo & U32_MAX);
-
-	*lo = (mid << 32) | (lo_lo & U32_MAX);
-	*hi = (a >> 32) * (b >> 32) + (lo_hi >> 32) + (hi_lo >> 32) + (mid >> 32);
-}
-
 static inline u64 mul_u64_u64_shr(u64 a, u64 b, unsigned int shift)
 {
 	u64 hi, lo;
@@ -143,12 +153,7 @@ static inline u64 aqm_mul_u64_shr(u64 a, u64 b, unsigned int shift)
 {
 	return mul_u64_u64_shr(a, b, shift);
 }
-
-static inline unsigned int aqm_fls64(u64 x)
-{
-	return 64 - __builtin_clzll(x);
-}
-#endif /* __KERNEL__ */
+#endif /* !__KERNEL__ */
 
 #define AQM_NSEC_PER_USEC	1000ULL
 #define AQM_NSEC_PER_SEC	1000000000ULL
@@ -197,17 +202,9 @@ static inline bool aqm_s128_is_neg(struct aqm_s128 x)
 static inline struct aqm_s128 aqm_s128_mul_frac(u64 frac, s64 n, unsigned int shift)
 {
 	u64 mag = n < 0 ? (u64)-(n + 1) + 1 : (u64)n;
-	u64 lo_lo, lo_hi, hi_lo, hi_hi, mid;
 	struct aqm_s128 r;
 
-	/* schoolbook 64x64 -> 128 multiply on 32-bit halves */
-	lo_lo = (frac & U32_MAX) * (mag & U32_MAX);
-	lo_hi = (frac & U32_MAX) * (mag >> 32);
-	hi_lo = (frac >> 32) * (mag & U32_MAX);
-	hi_hi = (frac >> 32) * (mag >> 32);
-	mid = (lo_lo >> 32) + (lo_hi & U32_MAX) + (hi_lo & U32_MAX);
-	r.lo = (mid << 32) | (lo_lo & U32_MAX);
-	r.hi = hi_hi + (lo_hi >> 32) + (hi_lo >> 32) + (mid >> 32);
+	aqm_mul_u64_u64(frac, mag, &r.hi, &r.lo);
 
 	if (shift) {
 		r.lo = (r.lo >> shift) | (r.hi << (64 - shift));

@@ -31,6 +31,19 @@ KTOOL=${KTOOL:-} # run insmod, rmmod, dmesg through this (busybox), if set
 KLOG_MARK=       # last kernel log line already checked
 KLOG_LINES=()
 LOADED_MODULES=()
+# A file that carries the mark and the kmemleak objects already reported
+# from one klog_check to the next across processes (guest-run exports it),
+# so that a test checking after each of its parts sees each report once.
+KCHECK_STATE=${KCHECK_STATE:-}
+
+kcheck_load() {
+	[[ -n $KCHECK_STATE && -f $KCHECK_STATE ]] || return 0
+	{ IFS= read -r KLOG_MARK && IFS= read -r KMEMLEAK_SEEN; } <"$KCHECK_STATE"
+}
+
+kcheck_save() {
+	[[ -z $KCHECK_STATE ]] || printf '%s\n%s\n' "$KLOG_MARK" "$KMEMLEAK_SEEN" >"$KCHECK_STATE"
+}
 
 # Read the kernel log into the array KLOG_LINES.
 klog_read() {
@@ -51,6 +64,7 @@ klog_mark() {
 klog_check() {
 	local when=$1 i n start=0 first=-1 last=-1 end leaks=0
 	local kcsan_ours kcsan_end kcsan_other=0 floor
+	kcheck_load
 	if ! klog_read; then
 		echo "vm: cannot read the kernel log (dmesg)" >&2
 		return 1
@@ -77,6 +91,7 @@ klog_check() {
 	((kcsan_other == 0)) ||
 		echo "vm: note: $kcsan_other KCSAN data race(s) $when not involving our modules, passed over" >&2
 	kmemleak_check "$when" || leaks=1
+	kcheck_save
 	((first >= 0)) || return "$leaks"
 	echo "vm: KERNEL PROBLEM in the kernel log $when:" >&2
 	first=$((first - 3 < floor ? floor : first - 3))
@@ -121,6 +136,7 @@ kmemleak_start() {
 		return 1
 	fi
 	export AQM_KMEMLEAK=1
+	echo "vm: kmemleak on: scanned after the command and after each test's own checks" >&2
 }
 
 # Two scans: an object whose contents changed since the previous scan is

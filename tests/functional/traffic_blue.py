@@ -44,7 +44,9 @@ def send_udp(pps, seconds):
     out, _ = netlab.udp_flood(pps, seconds, UDP_BYTES).communicate()
     sent = int(out.strip() or 0)
     note("sent %d UDP packets in %g s (%d/s asked)" % (sent, seconds, pps))
-    return 0 if sent >= pps * seconds * 0.8 else 1
+    # an overload needs more than the link, not the rate asked: a slow
+    # guest (a debug kernel under TCG) sends 4x the link only in part
+    return 0 if sent >= min(pps, 2 * LINK_PPS) * seconds * 0.8 else 1
 
 
 def run_tcp(lab, seconds, flows):
@@ -74,7 +76,7 @@ def overload_then_light(check, tag, lab, created, load, min_increments, min_prob
          "%d decrements" % (tag, rested["prob"], LIGHT_S, light["prob"],
                             light["decrements"]))
 
-    check(rc == 0, "%s: the load ran at its rate" % tag)
+    check(rc == 0, "%s: the load ran (UDP: at twice the link's rate or more)" % tag)
     check(loaded["tail_drops"] > 0 and loaded["max_qlen"] == LIMIT_PKTS,
           "%s: the overload overflows the buffer" % tag,
           "tail drops %d, max queue %d" % (loaded["tail_drops"], loaded["max_qlen"]))

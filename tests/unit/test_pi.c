@@ -359,6 +359,62 @@ static void feed_rate(const struct pi_params *params, struct pi_vars *vars,
 	}
 }
 
+/*
+ * Busy stretches of @stretch_pkts at @pps, each opened by a parent shaper's
+ * burst of @burst packets at one instant (tokens it saved while the queue
+ * was empty), @idle_ns of empty queue between them; pi's timer at 17 Hz
+ * (the testbed's 170 Hz at k = 10). The estimate as the controller reads
+ * it, at the end of each stretch: mean over the stretches after the first
+ * ten, and the largest.
+ */
+static void estimate_after_shaper_bursts(double pps, int stretch_pkts, int burst,
+					 uint64_t idle_ns, int stretches,
+					 double *mean, double *max)
+{
+	struct pi_params params;
+	struct pi_vars vars;
+	uint64_t now = 1000000000ULL, period = (uint64_t)(1e9 / pps);
+	double r, sum = 0;
+	int s, i;
+
+	pi_params_init(&params, 1514);
+	params.freq_mhz = 17000;
+	pi_vars_init(&vars);
+	*max = 0;
+	for (s = 0; s < stretches; s++) {
+		for (i = 0; i < burst; i++)
+			pi_dequeued(&params, &vars, 10, now);
+		for (i = 1; i <= stretch_pkts; i++) {
+			now += period;
+			pi_dequeued(&params, &vars, i == stretch_pkts ? 0 : 10, now);
+		}
+		now += idle_ns;
+		r = ldexp((double)vars.dq.rate_q16, -AQM_DQ_RATE_SHIFT);
+		if (s >= 10) {
+			sum += r;
+			*max = fmax(*max, r);
+		}
+	}
+	*mean = stretches > 10 ? sum / (stretches - 10) : 0;
+}
+
+static void test_shaper_bursts(void)
+{
+	double mean, max;
+
+	/* htb's 10 ms burst at 8256 packets/s (83 packets) after every
+	 * empty queue, stretches of 200 ms with 20 ms empty between them
+	 */
+	estimate_after_shaper_bursts(8256, 1651, 83, 20000000, 110, &mean, &max);
+	check(fabs(mean / 8256 - 1) < 5e-3 && fabs(max / 8256 - 1) < 1e-2,
+	      "a parent shaper's burst after each empty queue is not service: estimate "
+	      "%.1f pps on average, at most %.1f (link 8256)", mean, max);
+	estimate_after_shaper_bursts(8256, 400, 83, 20000000, 110, &mean, &max);
+	check(max == 0,
+	      "service in busy stretches shorter than the minimum time is not counted (%.1f)",
+	      max);
+}
+
 static void test_autotune(void)
 {
 	struct pi_params params;
@@ -522,6 +578,7 @@ int main(void)
 	test_margin_table();
 	test_margin_loop();
 	test_autotune();
+	test_shaper_bursts();
 	test_backlog_floor();
 	return aqm_test_failures ? 1 : 0;
 }
