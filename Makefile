@@ -247,7 +247,9 @@ test-debug: all
 	@mkdir -p $(BUILD)/results
 	tools/test-debug --log $(BUILD)/results/debug.log
 
-# make test's part of it: the KASAN flavour (with lockdep, kmemleak, UBSAN)
+# a shorter part of it, meant for make test once its time on a machine
+# without the kernel cache is known: the KASAN flavour (with lockdep,
+# kmemleak, UBSAN), the declarative and lifecycle tests, 2,000 fuzz payloads
 DEBUG_TEST_ARGS ?= --flavours kasan --fuzz-count 2000 --functional-args "--skip traffic"
 debug-kernel-test: all
 	@mkdir -p $(BUILD)/results
