@@ -262,10 +262,12 @@ TEST_STAGES := check unit functional kernel-matrix fuzz install-test testbed-tes
 test:
 	@rm -rf $(BUILD)/results && mkdir -p $(BUILD)/results
 	@for stage in $(TEST_STAGES); do \
+		start=$$(date +%s); \
 		$(MAKE) --no-print-directory $$stage; rc=$$?; \
-		if [ $$rc -ne 0 ]; then echo "FAIL: make test: stage $$stage exited $$rc"; \
-		else echo "PASS: make test: stage $$stage ran to its end"; fi \
-			>> $(BUILD)/results/stages.log; \
+		took="$$(( $$(date +%s) - start )) s"; \
+		if [ $$rc -ne 0 ]; then echo "FAIL: make test: stage $$stage exited $$rc ($$took)"; \
+		else echo "PASS: make test: stage $$stage ran to its end ($$took)"; fi \
+			| tee -a $(BUILD)/results/stages.log; \
 	done
 	@tests/summarize $(BUILD)/results/*.log
 
