@@ -148,7 +148,7 @@ static int ared_enqueue_one(struct sk_buff *skb, struct Qdisc *sch,
 static int ared_qdisc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 			      struct sk_buff **to_free)
 {
-	if (skb_is_gso(skb))
+	if (unlikely(skb_is_gso(skb)))
 		return aqm_enqueue_segments(skb, sch, to_free, ared_enqueue_one);
 	return ared_enqueue_one(skb, sch, to_free);
 }
@@ -158,7 +158,8 @@ static struct sk_buff *ared_qdisc_dequeue(struct Qdisc *sch)
 	struct ared_sched_data *q = qdisc_priv(sch);
 	struct sk_buff *skb = qdisc_dequeue_head(sch);
 
-	if (skb && (!sch->q.qlen || ared_needs_rate(&q->params)))
+	if (skb && ared_dequeue_needs_clock(&q->vars, ared_needs_rate(&q->params),
+					    sch->q.qlen))
 		ared_dequeued(&q->vars, ktime_get_ns(), qdisc_pkt_len(skb),
 			      sch->q.qlen);
 	return skb;

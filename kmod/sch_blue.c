@@ -102,7 +102,7 @@ static int blue_enqueue_one(struct sk_buff *skb, struct Qdisc *sch,
 static int blue_qdisc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 			      struct sk_buff **to_free)
 {
-	if (skb_is_gso(skb))
+	if (unlikely(skb_is_gso(skb)))
 		return aqm_enqueue_segments(skb, sch, to_free, blue_enqueue_one);
 	return blue_enqueue_one(skb, sch, to_free);
 }

@@ -118,7 +118,7 @@ static int pi_enqueue_one(struct sk_buff *skb, struct Qdisc *sch,
 static int pi_qdisc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 			    struct sk_buff **to_free)
 {
-	if (skb_is_gso(skb))
+	if (unlikely(skb_is_gso(skb)))
 		return aqm_enqueue_segments(skb, sch, to_free, pi_enqueue_one);
 	return pi_enqueue_one(skb, sch, to_free);
 }
@@ -128,7 +128,8 @@ static struct sk_buff *pi_qdisc_dequeue(struct Qdisc *sch)
 	struct pi_sched_data *q = qdisc_priv(sch);
 	struct sk_buff *skb = qdisc_dequeue_head(sch);
 
-	if (skb && pi_needs_rate(&q->params))
+	if (skb && pi_needs_rate(&q->params) &&
+	    aqm_dq_rate_wants(&q->vars.dq, sch->q.qlen))
 		pi_dequeued(&q->params, &q->vars, sch->q.qlen, ktime_get_ns());
 	return skb;
 }
@@ -266,6 +267,15 @@ static int pi_init(struct Qdisc *sch, struct nlattr *opt,
 	sch->limit = q->params.limit_pkts;
 	/* the first enqueue starts the controller */
 	q->timer_idle = true;
+	/* A packet that finds the queue empty may go straight to the device,
+	 * skipping enqueue and dequeue, as fifo's and fq_codel's do: PI never
+	 * drops or marks below two packets of backlog
+	 * (pi_backlog_allows_drop()), its even spacing counts only packets it
+	 * could drop, its estimator only dequeues that leave a backlog, and
+	 * its timer stops only where an update on an empty queue changes
+	 * nothing. limit is at least 1.
+	 */
+	sch->flags |= TCQ_F_CAN_BYPASS;
 	aqm_hrtimer_setup(&q->timer, pi_timer, CLOCK_MONOTONIC,
 			  HRTIMER_MODE_REL_PINNED_SOFT);
 

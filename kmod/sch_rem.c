@@ -117,7 +117,7 @@ static int rem_enqueue_one(struct sk_buff *skb, struct Qdisc *sch,
 static int rem_qdisc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 			     struct sk_buff **to_free)
 {
-	if (skb_is_gso(skb))
+	if (unlikely(skb_is_gso(skb)))
 		return aqm_enqueue_segments(skb, sch, to_free, rem_enqueue_one);
 	return rem_enqueue_one(skb, sch, to_free);
 }
@@ -127,7 +127,8 @@ static struct sk_buff *rem_qdisc_dequeue(struct Qdisc *sch)
 	struct rem_sched_data *q = qdisc_priv(sch);
 	struct sk_buff *skb = qdisc_dequeue_head(sch);
 
-	if (skb && rem_needs_rate(&q->params))
+	if (skb && rem_needs_rate(&q->params) &&
+	    aqm_dq_rate_wants(&q->vars.dq, sch->q.qlen))
 		rem_dequeued(&q->params, &q->vars, sch->q.qlen, ktime_get_ns());
 	return skb;
 }

@@ -608,18 +608,44 @@ ared_draw_verdict(const struct ared_params *params, struct ared_vars *vars,
 /* --- idle periods and the dequeue-rate estimate ------------------------- */
 
 /*
- * The clock is read only where it is used: at an arrival that ends an idle
- * period, and at a dequeue that empties the queue or feeds the rate
- * estimate (no bandwidth configured).
+ * The clock is read only where it is used. An empty average stays empty
+ * over an idle period (ared_update_avg()), and nothing but an arrival
+ * changes it: on a link that keeps up, where every packet finds the queue
+ * empty, neither the arrival nor the dequeue reads it.
  */
+static inline bool ared_avg_empty(const struct ared_vars *vars)
+{
+	return !vars->avg_pkts && !vars->avg_frac;
+}
+
+/* at an arrival that ends an idle period over a non-empty average */
 static inline bool ared_arrival_needs_clock(const struct ared_vars *vars)
 {
-	return vars->idle;
+	return vars->idle && !ared_avg_empty(vars);
 }
 
 static inline bool ared_needs_rate(const struct ared_params *params)
 {
 	return !params->bandwidth_bps;
+}
+
+/**
+ * ared_dequeue_needs_clock() - whether a dequeue needs ared_dequeued()
+ * @vars:	state
+ * @rate:	the rate estimate is fed (ared_needs_rate())
+ * @qlen_pkts:	packets left behind
+ *
+ * Yes where it feeds the estimator (a gap after a backlogged dequeue, or
+ * the start of one) or starts an idle period that a non-empty average
+ * will decay over; a queue emptied again under an empty average skips it
+ * and changes nothing.
+ */
+static inline bool ared_dequeue_needs_clock(const struct ared_vars *vars,
+					    bool rate, u32 qlen_pkts)
+{
+	if (qlen_pkts)
+		return rate;
+	return (rate && vars->backlogged) || !ared_avg_empty(vars);
 }
 
 /* the estimator fed again after a pause must not count it as busy time */

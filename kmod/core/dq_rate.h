@@ -74,6 +74,20 @@ static inline u64 aqm_dq_rate_sample_q16(u32 pkts, u64 busy_ns)
 	return (whole << AQM_DQ_RATE_SHIFT) | frac;
 }
 
+/*
+ * A dequeue that empties the queue after one that emptied it too changes
+ * nothing the estimator reads: its time is read only after a dequeue that
+ * left a backlog. The caller may then skip it, and the clock read it
+ * would take (on the path where every packet finds the queue empty). Only
+ * a sample that a shorter minimum time (a changed period) would complete
+ * at once waits for the next dequeue that counts.
+ */
+static inline bool aqm_dq_rate_wants(const struct aqm_dq_rate *est,
+				     u32 qlen_after_pkts)
+{
+	return est->backlogged || qlen_after_pkts;
+}
+
 /**
  * aqm_dq_rate_dequeued() - feed the estimator with one dequeue
  * @est:		estimator, updated

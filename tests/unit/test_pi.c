@@ -415,6 +415,37 @@ static void test_shaper_bursts(void)
 	      max);
 }
 
+/*
+ * Skipping the dequeues aqm_dq_rate_wants() declines (and their clock
+ * reads) leaves the estimate as feeding every one: a random mix of empty
+ * and backlogged dequeues, gaps of 0-2 ms, compared after each dequeue.
+ */
+static void test_skipped_dequeues(void)
+{
+	struct aqm_dq_rate every, wanted;
+	uint64_t rng = 42, now = 1000000000ULL;
+	long i, skipped = 0, differ = 0, samples = 0;
+
+	aqm_dq_rate_init(&every);
+	aqm_dq_rate_init(&wanted);
+	for (i = 0; i < 200000; i++) {
+		/* runs of empty queues between backlogged stretches */
+		uint32_t qlen = test_rand64(&rng) % 4 ? 0 : test_rand64(&rng) % 50;
+
+		now += test_rand64(&rng) % 2000000;
+		samples += aqm_dq_rate_dequeued(&every, qlen, now, 1000000);
+		if (aqm_dq_rate_wants(&wanted, qlen))
+			aqm_dq_rate_dequeued(&wanted, qlen, now, 1000000);
+		else
+			skipped++;
+		differ += every.rate_q16 != wanted.rate_q16 ||
+			  every.backlogged != wanted.backlogged;
+	}
+	check(differ == 0 && skipped > 50000 && samples > 100,
+	      "dequeues the estimator declines change nothing (%ld skipped, %ld samples, "
+	      "%ld differences)", skipped, samples, differ);
+}
+
 static void test_autotune(void)
 {
 	struct pi_params params;
@@ -579,6 +610,7 @@ int main(void)
 	test_margin_loop();
 	test_autotune();
 	test_shaper_bursts();
+	test_skipped_dequeues();
 	test_backlog_floor();
 	return aqm_test_failures ? 1 : 0;
 }
