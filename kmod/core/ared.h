@@ -227,6 +227,11 @@ static inline u64 ared_avg_q32(const struct ared_vars *vars)
 	return (vars->avg_pkts << 32) | (vars->avg_frac >> 32);
 }
 
+static inline bool ared_avg_empty(const struct ared_vars *vars)
+{
+	return !vars->avg_pkts && !vars->avg_frac;
+}
+
 /* --- configuration ------------------------------------------------------ */
 
 static inline void ared_params_init(struct ared_params *params)
@@ -396,7 +401,7 @@ static inline void ared_update_avg(struct ared_vars *vars, u32 qlen_pkts,
 	/* an empty average over an empty queue stays empty: no decay, no
 	 * 128-bit products on a link that keeps up
 	 */
-	if (!vars->avg_pkts && !vars->avg_frac && !qlen_pkts) {
+	if (ared_avg_empty(vars) && !qlen_pkts) {
 		vars->idle = false;
 		return;
 	}
@@ -523,8 +528,38 @@ static inline void ared_restart_count(struct ared_vars *vars)
 	vars->count_bytes = 0;
 }
 
+static inline void ared_count_arrival(struct ared_vars *vars, u32 pkt_bytes)
+{
+	if (vars->count < U32_MAX)
+		vars->count++;
+	vars->count_bytes += pkt_bytes;
+}
+
+/* an empty queue under an empty average: nothing to decide */
+static inline bool ared_at_rest(const struct ared_vars *vars, u32 qlen_pkts)
+{
+	return !qlen_pkts && ared_avg_empty(vars);
+}
+
 /**
- * ared_enqueue_verdict() - the decision for one arriving packet
+ * ared_rest_arrival() - all that an arrival at rest changes
+ * @vars:	state, updated
+ * @pkt_bytes:	the packet's length
+ *
+ * The average stays 0 (ared_update_avg()), below any min_th, so the packet
+ * is enqueued (limit >= 1) and p_b is 0. The qdisc calls this alone on its
+ * fast path, the path of every packet on a link that keeps up.
+ */
+static inline void ared_rest_arrival(struct ared_vars *vars, u32 pkt_bytes)
+{
+	vars->idle = false;
+	ared_count_arrival(vars, pkt_bytes);
+	WRITE_ONCE(vars->prob, 0);
+	vars->old = false;
+}
+
+/**
+ * ared_judge_arrival() - the decision for one arriving packet, in full
  * @params:	configuration
  * @vars:	state, updated (avg, count, old, prob, draw_q32)
  * @qlen_pkts:	queue length found by the packet
@@ -539,15 +574,13 @@ static inline void ared_restart_count(struct ared_vars *vars)
  * the draw, which costs about as much as the rest of the decision.
  */
 static inline enum ared_verdict
-ared_enqueue_verdict(const struct ared_params *params, struct ared_vars *vars,
-		     u32 qlen_pkts, u32 pkt_bytes, u64 now_ns)
+ared_judge_arrival(const struct ared_params *params, struct ared_vars *vars,
+		   u32 qlen_pkts, u32 pkt_bytes, u64 now_ns)
 {
 	enum ared_verdict verdict = ARED_ENQUEUE;
 
 	ared_update_avg(vars, qlen_pkts, now_ns);
-	if (vars->count < U32_MAX)
-		vars->count++;
-	vars->count_bytes += pkt_bytes;
+	ared_count_arrival(vars, pkt_bytes);
 
 	if (vars->avg_pkts >= vars->min_pkts && qlen_pkts > 1) {
 		u64 forced_pkts = params->gentle ? 2 * (u64)vars->max_pkts :
@@ -587,6 +620,21 @@ ared_enqueue_verdict(const struct ared_params *params, struct ared_vars *vars,
 	return verdict;
 }
 
+/*
+ * The decision for one arriving packet (ared_judge_arrival()), with an
+ * arrival at rest taken the short way, as the qdisc's fast path takes it.
+ */
+static inline enum ared_verdict
+ared_enqueue_verdict(const struct ared_params *params, struct ared_vars *vars,
+		     u32 qlen_pkts, u32 pkt_bytes, u64 now_ns)
+{
+	if (ared_at_rest(vars, qlen_pkts)) {
+		ared_rest_arrival(vars, pkt_bytes);
+		return ARED_ENQUEUE;
+	}
+	return ared_judge_arrival(params, vars, qlen_pkts, pkt_bytes, now_ns);
+}
+
 /**
  * ared_draw_verdict() - finish a decision that ared_enqueue_verdict() left
  * @params:	configuration
@@ -612,13 +660,10 @@ ared_draw_verdict(const struct ared_params *params, struct ared_vars *vars,
  * over an idle period (ared_update_avg()), and nothing but an arrival
  * changes it: on a link that keeps up, where every packet finds the queue
  * empty, neither the arrival nor the dequeue reads it.
+ *
+ * ared_arrival_needs_clock(): at an arrival that ends an idle period over a
+ * non-empty average.
  */
-static inline bool ared_avg_empty(const struct ared_vars *vars)
-{
-	return !vars->avg_pkts && !vars->avg_frac;
-}
-
-/* at an arrival that ends an idle period over a non-empty average */
 static inline bool ared_arrival_needs_clock(const struct ared_vars *vars)
 {
 	return vars->idle && !ared_avg_empty(vars);

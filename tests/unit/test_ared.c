@@ -15,6 +15,7 @@
  */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "aqm_test.h"
 #include "ared.h"
@@ -487,9 +488,10 @@ static void test_spacing_traffic(int wait)
 }
 
 /* one arrival or dequeue of a simulated queue, fed as the glue feeds it;
- * skip: read the clock only where ared_*_needs_clock() ask
+ * skip: read the clock only where ared_*_needs_clock() ask, and take an
+ * arrival at rest the short way
  */
-static long clock_reads_skipped;
+static long clock_reads_skipped, rest_arrivals;
 
 static enum ared_verdict sim_arrival(struct ared_params *p, struct ared_vars *v,
 				     uint32_t *qlen, uint64_t now, uint32_t rnd, int skip)
@@ -498,7 +500,10 @@ static enum ared_verdict sim_arrival(struct ared_params *p, struct ared_vars *v,
 	enum ared_verdict d;
 
 	clock_reads_skipped += skip && v->idle && !t;
-	d = ared_enqueue_verdict(p, v, *qlen, MTU, t);
+	rest_arrivals += skip && ared_at_rest(v, *qlen);
+	/* the reference never takes the short way of an arrival at rest */
+	d = skip ? ared_enqueue_verdict(p, v, *qlen, MTU, t) :
+		   ared_judge_arrival(p, v, *qlen, MTU, t);
 
 	if (d == ARED_DRAW)
 		d = ared_draw_verdict(p, v, rnd);
@@ -518,7 +523,8 @@ static void sim_dequeue(struct ared_vars *v, uint32_t *qlen, uint64_t now, int s
 
 /*
  * Reading the clock only where ared_arrival_needs_clock() and
- * ared_dequeue_needs_clock() ask changes no decision: a queue that swings
+ * ared_dequeue_needs_clock() ask, and taking an arrival at rest the short
+ * way (ared_rest_arrival()), change no decision: a queue that swings
  * between a link that keeps up (every packet finds it empty, avg 0) and
  * overload (avg and drops), fed both ways from the same random stream.
  */
@@ -565,11 +571,56 @@ static void test_clock_skips(void)
 		}
 		differ += qlen[0] != qlen[1] || v[0].avg_pkts != v[1].avg_pkts ||
 			  v[0].avg_frac != v[1].avg_frac || v[0].count != v[1].count ||
+			  v[0].count_bytes != v[1].count_bytes ||
+			  v[0].prob != v[1].prob || v[0].old != v[1].old ||
 			  v[0].est_rate_bps != v[1].est_rate_bps;
+		/* not idle: skipping the dequeue's clock leaves it unset over
+		 * an empty average, which no idle period can decay
+		 */
 	}
-	check(differ == 0 && drops > 1000 && clock_reads_skipped > 500,
-	      "reading the clock only where needed changes nothing (%ld drops, %ld clock "
-	      "reads skipped, %ld differences)", drops, clock_reads_skipped, differ);
+	check(differ == 0 && drops > 1000 && clock_reads_skipped > 500 &&
+	      rest_arrivals > 500,
+	      "reading the clock only where needed and arrivals at rest taken the short "
+	      "way change nothing (%ld drops, %ld clock reads skipped, %ld arrivals at "
+	      "rest, %ld differences)", drops, clock_reads_skipped, rest_arrivals, differ);
+}
+
+/*
+ * An arrival at rest taken the short way (ared_rest_arrival()) leaves the
+ * state exactly as the full decision does, from any state at rest, also
+ * those the queue does not reach (p_b > 0, old set, count saturated).
+ */
+static void test_rest_arrival(void)
+{
+	struct ared_params p;
+	struct ared_vars start, full, rest;
+	uint64_t rng = 5;
+	long i, differ = 0, not_enqueued = 0;
+
+	setup(&p, &start, 125000000);
+	for (i = 0; i < 100000; i++) {
+		uint64_t r = test_rand64(&rng);
+		uint32_t len = 1 + r % 9000;
+
+		start.count = r & 1 ? UINT32_MAX : (uint32_t)(r >> 8);
+		start.count_bytes = test_rand64(&rng) >> (r % 64);
+		start.old = r & 2;
+		start.idle = r & 4;
+		start.prob = r & 8 ? test_rand64(&rng) % ARED_PROB_ONE : 0;
+		start.idle_start_ns = test_rand64(&rng) >> 20;
+		p.gentle = r & 16;
+		p.min_pkts = (r >> 32) % 3;	/* 0 too: avg 0 is not below it */
+		full = start;
+		rest = start;
+		not_enqueued += ared_judge_arrival(&p, &full, 0, len,
+						   start.idle_start_ns + (r >> 40)) !=
+				ARED_ENQUEUE;
+		ared_rest_arrival(&rest, len);
+		differ += memcmp(&full, &rest, sizeof(full)) != 0;
+	}
+	check(differ == 0 && not_enqueued == 0,
+	      "an arrival at rest the short way leaves the state as the full decision does "
+	      "(100000 random states: %ld differ, %ld not enqueued)", differ, not_enqueued);
 }
 
 static void test_verdicts(void)
@@ -764,6 +815,7 @@ int main(void)
 	test_spacing_traffic(1);
 	test_verdicts();
 	test_clock_skips();
+	test_rest_arrival();
 	test_adaptive();
 	test_rate_estimate();
 	return aqm_test_failures ? 1 : 0;
