@@ -198,8 +198,10 @@ $(GSO_SEND): tests/bench/gso_send.c
 # memory per instance, idle timers; under TCG the guest clock counts
 # instructions (--icount), so costs are counts
 QDISC_BENCH_OUT ?= results/bench
+# the VM's time limit: about an hour on 2 idle cores; longer beside other jobs
+BENCH_TIMEOUT ?= 3600
 bench: all bench-core $(GSO_SEND)
-	$(VM_RUN) --icount --kernel $(KVER) --timeout 3600 -- tests/bench/qdisc-bench --out $(QDISC_BENCH_OUT)
+	$(VM_RUN) --icount --kernel $(KVER) --timeout $(BENCH_TIMEOUT) -- tests/bench/qdisc-bench --out $(QDISC_BENCH_OUT)
 
 # where each qdisc's instructions per packet go, function by function: the
 # pktgen points of make bench once each, every instruction counted at its
@@ -216,7 +218,7 @@ $(ACCOUNT_MARK): tests/bench/mark.c
 	$(CC) $(UNIT_CFLAGS) -o $@ $<
 bench-account: all $(ACCOUNT_PLUGIN) $(ACCOUNT_MARK)
 	rm -rf $(ACCOUNT_RUN) && mkdir -p $(ACCOUNT_RUN)
-	$(VM_RUN) --icount --kernel $(KVER) --timeout 3600 \
+	$(VM_RUN) --icount --kernel $(KVER) --timeout $(BENCH_TIMEOUT) \
 		--plugin file=$(ACCOUNT_PLUGIN),out=$(ACCOUNT_RUN)/mark \
 		-- tests/bench/qdisc-bench --only account --out $(ACCOUNT_RUN)
 	tests/bench/account --dir $(ACCOUNT_RUN) --out $(QDISC_BENCH_OUT)
