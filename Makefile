@@ -189,7 +189,7 @@ bench-core: $(BENCH_CORE)
 
 # the UDP GSO sender qdisc-bench times per wire packet
 GSO_SEND := $(BUILD)/bench/gso_send
-$(GSO_SEND): tests/bench/gso_send.c
+$(GSO_SEND): tests/bench/gso_send.c tests/bench/mark.h
 	@mkdir -p $(dir $@)
 	$(CC) $(UNIT_CFLAGS) -o $@ $<
 
@@ -204,8 +204,8 @@ bench: all bench-core $(GSO_SEND)
 	$(VM_RUN) --icount --kernel $(KVER) --timeout $(BENCH_TIMEOUT) -- tests/bench/qdisc-bench --out $(QDISC_BENCH_OUT)
 
 # where each qdisc's instructions per packet go, function by function: the
-# pktgen points of make bench once each, every instruction counted at its
-# address by a QEMU plugin between marks the guest sets
+# pktgen and GSO points of make bench once each, every instruction counted
+# at its address by a QEMU plugin between marks the guest sets
 ACCOUNT_PLUGIN := $(BUILD)/bench/insn_account.so
 ACCOUNT_MARK   := $(BUILD)/bench/mark
 ACCOUNT_RUN    := $(BUILD)/bench/account
@@ -213,10 +213,10 @@ $(ACCOUNT_PLUGIN): tests/bench/insn_account.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -Wall -Wextra -Werror -Wno-unused-parameter -shared -fPIC \
 		-fvisibility=hidden -o $@ $<
-$(ACCOUNT_MARK): tests/bench/mark.c
+$(ACCOUNT_MARK): tests/bench/mark.c tests/bench/mark.h
 	@mkdir -p $(dir $@)
 	$(CC) $(UNIT_CFLAGS) -o $@ $<
-bench-account: all $(ACCOUNT_PLUGIN) $(ACCOUNT_MARK)
+bench-account: all $(ACCOUNT_PLUGIN) $(ACCOUNT_MARK) $(GSO_SEND)
 	rm -rf $(ACCOUNT_RUN) && mkdir -p $(ACCOUNT_RUN)
 	$(VM_RUN) --icount --kernel $(KVER) --timeout $(BENCH_TIMEOUT) \
 		--plugin file=$(ACCOUNT_PLUGIN),out=$(ACCOUNT_RUN)/mark \
