@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What the four AQM qdiscs share on the packet path, apart from their
- * algorithms: GSO skbs cut into wire packets, and the choice between a CE
- * mark and a drop.
+ * algorithms: GSO skbs cut into wire packets, the tail enqueue with its
+ * largest-queue counter, and the choice between a CE mark and a drop.
  */
 #ifndef AQM_QDISC_H
 #define AQM_QDISC_H
@@ -60,6 +60,19 @@ static noinline int aqm_enqueue_segments(struct sk_buff *skb,
 	/* the parents will count one packet of skb_bytes */
 	qdisc_tree_reduce_backlog(sch, 1 - queued, skb_bytes - queued_bytes);
 	return NET_XMIT_SUCCESS;
+}
+
+/* Queue one packet at the tail and keep the largest queue seen (dumps
+ * read it without the lock)
+ */
+static inline int aqm_enqueue_tail(struct sk_buff *skb, struct Qdisc *sch,
+				   u32 *max_qlen_pkts)
+{
+	u32 qlen = sch->q.qlen + 1;
+
+	if (qlen > *max_qlen_pkts)
+		WRITE_ONCE(*max_qlen_pkts, qlen);
+	return qdisc_enqueue_tail(skb, sch);
 }
 
 /*

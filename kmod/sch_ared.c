@@ -136,15 +136,6 @@ static noinline bool ared_carry_out(struct sk_buff *skb, struct Qdisc *sch,
 	return false;
 }
 
-static int ared_enqueue_tail(struct sk_buff *skb, struct Qdisc *sch, u32 qlen)
-{
-	struct ared_sched_data *q = qdisc_priv(sch);
-
-	if (qlen + 1 > q->stats.max_qlen_pkts)
-		WRITE_ONCE(q->stats.max_qlen_pkts, qlen + 1);
-	return qdisc_enqueue_tail(skb, sch);
-}
-
 /* one wire packet, the whole decision */
 static noinline int ared_enqueue_judged(struct sk_buff *skb, struct Qdisc *sch,
 					struct sk_buff **to_free)
@@ -164,7 +155,7 @@ static noinline int ared_enqueue_judged(struct sk_buff *skb, struct Qdisc *sch,
 				       qdisc_pkt_len(skb), now_ns);
 	if (verdict != ARED_ENQUEUE && ared_carry_out(skb, sch, verdict))
 		return qdisc_drop(skb, sch, to_free);
-	return ared_enqueue_tail(skb, sch, qlen);
+	return aqm_enqueue_tail(skb, sch, &q->stats.max_qlen_pkts);
 }
 
 /*
@@ -183,7 +174,7 @@ static int ared_enqueue_one(struct sk_buff *skb, struct Qdisc *sch,
 	if (likely(ared_at_rest(&q->vars, qlen)) &&
 	    !(q->timer_idle && ared_timer_needed(&q->params))) {
 		ared_rest_arrival(&q->vars, qdisc_pkt_len(skb));
-		return ared_enqueue_tail(skb, sch, qlen);
+		return aqm_enqueue_tail(skb, sch, &q->stats.max_qlen_pkts);
 	}
 	return ared_enqueue_judged(skb, sch, to_free);
 }

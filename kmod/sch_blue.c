@@ -108,9 +108,7 @@ static int blue_enqueue_one(struct sk_buff *skb, struct Qdisc *sch,
 	if (q->vars.prob && blue_early_drop(skb, sch))
 		return qdisc_drop(skb, sch, to_free);
 
-	if (qlen + 1 > q->stats.max_qlen_pkts)
-		WRITE_ONCE(q->stats.max_qlen_pkts, qlen + 1);
-	return qdisc_enqueue_tail(skb, sch);
+	return aqm_enqueue_tail(skb, sch, &q->stats.max_qlen_pkts);
 }
 
 static int blue_qdisc_enqueue(struct sk_buff *skb, struct Qdisc *sch,

@@ -110,9 +110,7 @@ static int pi_enqueue_one(struct sk_buff *skb, struct Qdisc *sch,
 		WRITE_ONCE(q->stats.ecn_marks, q->stats.ecn_marks + 1);
 	}
 
-	if (qlen + 1 > q->stats.max_qlen_pkts)
-		WRITE_ONCE(q->stats.max_qlen_pkts, qlen + 1);
-	return qdisc_enqueue_tail(skb, sch);
+	return aqm_enqueue_tail(skb, sch, &q->stats.max_qlen_pkts);
 }
 
 static int pi_qdisc_enqueue(struct sk_buff *skb, struct Qdisc *sch,

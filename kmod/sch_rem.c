@@ -77,15 +77,6 @@ static void rem_timer_start(struct rem_sched_data *q)
 		      HRTIMER_MODE_REL_PINNED_SOFT);
 }
 
-static int rem_enqueue_tail(struct sk_buff *skb, struct Qdisc *sch, u32 qlen)
-{
-	struct rem_sched_data *q = qdisc_priv(sch);
-
-	if (qlen + 1 > q->stats.max_qlen_pkts)
-		WRITE_ONCE(q->stats.max_qlen_pkts, qlen + 1);
-	return qdisc_enqueue_tail(skb, sch);
-}
-
 /* one wire packet, the whole decision */
 static noinline int rem_enqueue_judged(struct sk_buff *skb, struct Qdisc *sch,
 				       struct sk_buff **to_free)
@@ -117,7 +108,7 @@ static noinline int rem_enqueue_judged(struct sk_buff *skb, struct Qdisc *sch,
 		}
 		WRITE_ONCE(q->stats.ecn_marks, q->stats.ecn_marks + 1);
 	}
-	return rem_enqueue_tail(skb, sch, qlen);
+	return aqm_enqueue_tail(skb, sch, &q->stats.max_qlen_pkts);
 }
 
 /*
@@ -135,7 +126,7 @@ static int rem_enqueue_one(struct sk_buff *skb, struct Qdisc *sch,
 	if (likely(!q->vars.prob && !q->timer_idle &&
 		   qlen < q->params.limit_pkts)) {
 		rem_arrival(&q->vars);
-		return rem_enqueue_tail(skb, sch, qlen);
+		return aqm_enqueue_tail(skb, sch, &q->stats.max_qlen_pkts);
 	}
 	return rem_enqueue_judged(skb, sch, to_free);
 }
