@@ -266,7 +266,7 @@ testbed-test: all
 # KASAN and KCSAN flavours, the declarative, traffic and lifecycle tests,
 # 20,000 fuzz payloads per kind, a kernel log check and kmemleak scan
 # after every suite (tools/test-debug)
-test-debug: all
+test-debug: all $(FUZZER)
 	@mkdir -p $(BUILD)/results
 	tools/test-debug --log $(BUILD)/results/debug.log
 
@@ -276,7 +276,7 @@ test-debug: all
 # destroy), a kmemleak scan after each kind; about 7 minutes with the
 # kernel cached, 6 more to build it on 2 cores
 DEBUG_TEST_ARGS ?= --flavours kasan --parts fuzz --fuzz-count 1000
-debug-kernel-test: all
+debug-kernel-test: all $(FUZZER)
 	@mkdir -p $(BUILD)/results
 	tools/test-debug $(DEBUG_TEST_ARGS) --log $(BUILD)/results/debug.log
 
