@@ -73,6 +73,12 @@ static bool ared_timer_needed(const struct ared_params *params)
 	return params->adaptive || !params->bandwidth_bps;
 }
 
+/* stopped, and an arrival must start it again */
+static bool ared_timer_due(const struct ared_sched_data *q)
+{
+	return q->timer_idle && ared_timer_needed(&q->params);
+}
+
 static u64 ared_interval_ns(const struct ared_params *params)
 {
 	return (u64)params->interval_us * AQM_NSEC_PER_USEC;
@@ -145,7 +151,7 @@ static noinline int ared_enqueue_judged(struct sk_buff *skb, struct Qdisc *sch,
 	enum ared_verdict verdict;
 	u64 now_ns;
 
-	if (unlikely(q->timer_idle) && ared_timer_needed(&q->params)) {
+	if (unlikely(ared_timer_due(q))) {
 		q->timer_idle = false;
 		ared_timer_start(q);
 	}
@@ -172,7 +178,7 @@ static int ared_enqueue_one(struct sk_buff *skb, struct Qdisc *sch,
 	u32 qlen = sch->q.qlen;
 
 	if (likely(ared_at_rest(&q->vars, qlen)) &&
-	    !(q->timer_idle && ared_timer_needed(&q->params))) {
+	    !ared_timer_due(q)) {
 		ared_rest_arrival(&q->vars, qdisc_pkt_len(skb));
 		return aqm_enqueue_tail(skb, sch, &q->stats.max_qlen_pkts);
 	}
