@@ -46,6 +46,11 @@ static struct netlink_range_validation pi_rtt_range = {
 	.max = PI_RTT_MAX_US,
 };
 
+static struct netlink_range_validation pi_target_delay_range = {
+	.min = 0,
+	.max = PI_TARGET_DELAY_MAX_US,
+};
+
 static const struct nla_policy pi_policy[TCA_PI_MAX + 1] = {
 	[TCA_PI_LIMIT]	= NLA_POLICY_MIN(NLA_U32, 1),
 	[TCA_PI_TARGET]	= { .type = NLA_U32 },
@@ -61,10 +66,13 @@ static const struct nla_policy pi_policy[TCA_PI_MAX + 1] = {
 	[TCA_PI_SPACING] = NLA_POLICY_MAX(NLA_U32, __TC_PI_SPACING_MAX - 1),
 	[TCA_PI_MARGIN]	= NLA_POLICY_MAX(NLA_U32, PI_MARGIN_MAX_DEG),
 	[TCA_PI_ECN_CEILING] = NLA_POLICY_FULL_RANGE(NLA_U64, &pi_ecn_ceiling_range),
+	[TCA_PI_TARGET_DELAY] = NLA_POLICY_FULL_RANGE(NLA_U32, &pi_target_delay_range),
 };
 
 /* the core's enums are the uapi's */
 static_assert((int)PI_RESPONSE_HIGHSPEED == (int)TC_PI_RESPONSE_HIGHSPEED);
+static_assert((int)PI_RESPONSE_CUBIC == (int)TC_PI_RESPONSE_CUBIC);
+static_assert(PI_NO_REFERENCE == TC_PI_UNKNOWN && PI_NO_DELAY == TC_PI_UNKNOWN);
 static_assert((int)PI_GAINS_PENDING == (int)TC_PI_GAINS_PENDING);
 
 static void pi_timer_start(struct pi_sched_data *q)
@@ -155,6 +163,13 @@ static enum hrtimer_restart pi_timer(struct hrtimer *timer)
 	return busy ? HRTIMER_RESTART : HRTIMER_NORESTART;
 }
 
+/* the reference in use for the dumps, before the next update sets it */
+static void pi_show_reference(struct pi_sched_data *q)
+{
+	WRITE_ONCE(q->vars.ref_pkts,
+		   pi_reference_pkts(&q->params, pi_capacity_q16(&q->params, &q->vars)));
+}
+
 /* dumps read the parameters without the qdisc lock; every field goes here */
 static void pi_publish_params(struct pi_sched_data *q, const struct pi_params *p)
 {
@@ -162,6 +177,7 @@ static void pi_publish_params(struct pi_sched_data *q, const struct pi_params *p
 
 	WRITE_ONCE(dst->limit_pkts, p->limit_pkts);
 	WRITE_ONCE(dst->target_pkts, p->target_pkts);
+	WRITE_ONCE(dst->target_delay_us, p->target_delay_us);
 	WRITE_ONCE(dst->a_frac, p->a_frac);
 	WRITE_ONCE(dst->b_frac, p->b_frac);
 	WRITE_ONCE(dst->freq_mhz, p->freq_mhz);
@@ -194,6 +210,8 @@ static int pi_change(struct Qdisc *sch, struct nlattr *opt,
 		params.limit_pkts = nla_get_u32(tb[TCA_PI_LIMIT]);
 	if (tb[TCA_PI_TARGET])
 		params.target_pkts = nla_get_u32(tb[TCA_PI_TARGET]);
+	if (tb[TCA_PI_TARGET_DELAY])
+		params.target_delay_us = nla_get_u32(tb[TCA_PI_TARGET_DELAY]);
 	if (tb[TCA_PI_A])
 		params.a_frac = nla_get_u64(tb[TCA_PI_A]);
 	if (tb[TCA_PI_B])
@@ -220,7 +238,13 @@ static int pi_change(struct Qdisc *sch, struct nlattr *opt,
 		params.ecn_ceiling = nla_get_u64(tb[TCA_PI_ECN_CEILING]);
 	params.pkt_bytes = max_t(u32, psched_mtu(qdisc_dev(sch)), 1);
 
-	if (params.target_pkts >= params.limit_pkts) {
+	if (tb[TCA_PI_TARGET] && params.target_delay_us) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_PI_TARGET],
+				    "target is a packet count or a delay, not both");
+		return -EINVAL;
+	}
+	/* a delay target's packets are not known here: d C may exceed it */
+	if (!params.target_delay_us && params.target_pkts >= params.limit_pkts) {
 		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_PI_TARGET] ?: tb[TCA_PI_LIMIT],
 				    "target must be below limit");
 		return -EINVAL;
@@ -246,6 +270,7 @@ static int pi_change(struct Qdisc *sch, struct nlattr *opt,
 	pi_publish_params(q, &params);
 	WRITE_ONCE(sch->limit, params.limit_pkts);
 	pi_retune(&q->params, &q->vars, true);
+	pi_show_reference(q);
 
 	aqm_trim_to_limit(sch, params.limit_pkts);
 
@@ -262,6 +287,7 @@ static int pi_init(struct Qdisc *sch, struct nlattr *opt,
 	pi_params_init(&q->params, max_t(u32, psched_mtu(qdisc_dev(sch)), 1));
 	pi_vars_init(&q->vars);
 	pi_retune(&q->params, &q->vars, true);
+	pi_show_reference(q);
 	sch->limit = q->params.limit_pkts;
 	/* the first enqueue starts the controller */
 	q->timer_idle = true;
@@ -307,7 +333,8 @@ static int pi_dump(struct Qdisc *sch, struct sk_buff *skb)
 			TC_PI_SPACING_EVEN : TC_PI_SPACING_RANDOM) ||
 	    nla_put_u32(skb, TCA_PI_MARGIN, READ_ONCE(q->params.margin_deg)) ||
 	    nla_put_u64_64bit(skb, TCA_PI_ECN_CEILING, READ_ONCE(q->params.ecn_ceiling),
-			      TCA_PI_PAD))
+			      TCA_PI_PAD) ||
+	    nla_put_u32(skb, TCA_PI_TARGET_DELAY, READ_ONCE(q->params.target_delay_us)))
 		goto nla_put_failure;
 
 	return nla_nest_end(skb, opts);
@@ -332,6 +359,8 @@ static int pi_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 		.gain_b		= READ_ONCE(q->vars.b_frac),
 		.tuned_capacity	= READ_ONCE(q->vars.tuned_q16),
 		.rate_estimate	= READ_ONCE(q->vars.dq.rate_q16),
+		.target_pkts	= READ_ONCE(q->vars.ref_pkts),
+		.qdelay_us	= READ_ONCE(q->vars.qdelay_us),
 	};
 
 	return gnet_stats_copy_app(d, &st, sizeof(st));
@@ -344,6 +373,7 @@ static void pi_reset(struct Qdisc *sch)
 	qdisc_reset_queue(sch);
 	pi_vars_init(&q->vars);
 	pi_retune(&q->params, &q->vars, true);
+	pi_show_reference(q);
 }
 
 static void pi_destroy(struct Qdisc *sch)

@@ -3,19 +3,23 @@
  * q_pi.c	tc parser for the PI AQM qdisc (Hollot et al., INFOCOM 2001)
  */
 
+#include <ctype.h>
+
 #include "aqm_util.h"
 
 static void explain(void)
 {
 	fprintf(stderr,
-		"Usage: ... pi [ limit PACKETS ] [ target PACKETS ]\n"
+		"Usage: ... pi [ limit PACKETS ] [ target PACKETS | target TIME ]\n"
 		"              [ a A ] [ b B ] [ freq HZ ] [ ecn | noecn ]\n"
 		"              [ ecn_ceiling PROB ]\n"
 		"              [ autotune [ rtt TIME ] [ flows N ]\n"
 		"                [ bandwidth RATE | bandwidth auto ]\n"
-		"                [ response reno | response highspeed ]\n"
+		"                [ response cubic | response reno | response highspeed ]\n"
 		"                [ margin DEGREES ] | noautotune ]\n"
 		"              [ spacing random | spacing even ]\n"
+		"  target: the queue to hold, in packets (default 50), or as a delay\n"
+		"  in [1us, 10s] at the link's rate (bandwidth, or the measured one)\n"
 		"  A, B: gains in [0, 1) (defaults 1.822e-5, 1.816e-5)\n"
 		"  HZ: update frequency in [0.01, 1000] (default 170)\n"
 		"  PROB: with ecn, ECN-capable packets are marked while p is at most\n"
@@ -23,7 +27,8 @@ static void explain(void)
 		"  autotune: derive A and B from the PI paper's rules for a link of\n"
 		"  RATE (default auto: the measured dequeue rate), at least N flows\n"
 		"  (default 1) and round-trip times at most TIME in [1us, 10s]\n"
-		"  (default 200ms); margin: the phase margin that places the\n"
+		"  (default 200ms) without this queue, for CUBIC senders (default)\n"
+		"  or the response given; margin: the phase margin that places the\n"
 		"  crossover, in [0, 89] degrees (default 0: the paper's wg = z)\n"
 		"  spacing even: drop every 1/p-th packet, not each with probability p\n");
 }
@@ -46,13 +51,22 @@ static int pi_get_freq_mhz(__u64 *mhz, const char *arg)
 	return 0;
 }
 
+/* a time has a unit after its number ("20ms"), a packet count none or "p" */
+static bool pi_is_time(const char *arg)
+{
+	size_t len = strlen(arg);
+
+	return len && !isdigit((unsigned char)arg[len - 1]) &&
+	       arg[len - 1] != 'p' && arg[len - 1] != '.';
+}
+
 static int pi_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 			struct nlmsghdr *n, const char *dev)
 {
 	bool has_limit = false, has_target = false, has_a = false;
 	bool has_b = false, has_freq = false, has_rtt = false;
 	bool has_flows = false, has_bandwidth = false, has_ceiling = false;
-	__u32 limit = 0, target = 0, rtt_us = 0, flows = 0;
+	__u32 limit = 0, target = 0, target_delay_us = 0, rtt_us = 0, flows = 0;
 	__u32 margin = 0;
 	bool has_margin = false;
 	__u64 a = 0, b = 0, bandwidth = 0, freq_mhz = 0, ceiling = 0;
@@ -68,9 +82,13 @@ static int pi_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 			has_limit = true;
 		} else if (strcmp(*argv, "target") == 0) {
 			AQM_NEXT_ARG("pi");
-			if (aqm_get_pkts(&target, *argv))
+			/* a number is packets; a number with a time unit, a delay */
+			target_delay_us = 0;
+			if (aqm_get_pkts(&target, *argv) &&
+			    (!pi_is_time(*argv) ||
+			     aqm_get_time_us(&target_delay_us, *argv, 1, 10000000)))
 				return aqm_illegal("pi", "target",
-						   "must be a packet count in [0, 4294967295]");
+						   "must be a packet count in [0, 4294967295] or a delay in [1us, 10s]");
 			has_target = true;
 		} else if (strcmp(*argv, "a") == 0) {
 			AQM_NEXT_ARG("pi");
@@ -119,12 +137,15 @@ static int pi_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 			has_bandwidth = true;
 		} else if (strcmp(*argv, "response") == 0) {
 			AQM_NEXT_ARG("pi");
-			if (strcmp(*argv, "reno") == 0)
+			if (strcmp(*argv, "cubic") == 0)
+				response = TC_PI_RESPONSE_CUBIC;
+			else if (strcmp(*argv, "reno") == 0)
 				response = TC_PI_RESPONSE_RENO;
 			else if (strcmp(*argv, "highspeed") == 0)
 				response = TC_PI_RESPONSE_HIGHSPEED;
 			else
-				return aqm_illegal("pi", "response", "must be reno or highspeed");
+				return aqm_illegal("pi", "response",
+						   "must be cubic, reno or highspeed");
 		} else if (strcmp(*argv, "margin") == 0) {
 			AQM_NEXT_ARG("pi");
 			if (get_u32(&margin, *argv, 10) || margin > 89)
@@ -151,7 +172,7 @@ static int pi_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 		argv++;
 	}
 
-	if (has_limit && has_target && target >= limit)
+	if (has_limit && has_target && !target_delay_us && target >= limit)
 		return aqm_illegal("pi", "target", "must be below limit");
 	if (autotune == 1 && (has_a || has_b))
 		return aqm_illegal("pi", has_a ? "a" : "b",
@@ -160,8 +181,11 @@ static int pi_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 	tail = addattr_nest(n, 1024, TCA_OPTIONS | NLA_F_NESTED);
 	if (has_limit)
 		addattr32(n, 1024, TCA_PI_LIMIT, limit);
-	if (has_target)
+	/* one target replaces the other: a delay, or packets and no delay */
+	if (has_target && !target_delay_us)
 		addattr32(n, 1024, TCA_PI_TARGET, target);
+	if (has_target)
+		addattr32(n, 1024, TCA_PI_TARGET_DELAY, target_delay_us);
 	if (has_a)
 		addattr64(n, 1024, TCA_PI_A, a);
 	if (has_b)
@@ -192,7 +216,16 @@ static int pi_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 
 static const char *pi_response_name(__u32 response)
 {
-	return response == TC_PI_RESPONSE_HIGHSPEED ? "highspeed" : "reno";
+	switch (response) {
+	case TC_PI_RESPONSE_RENO:
+		return "reno";
+	case TC_PI_RESPONSE_HIGHSPEED:
+		return "highspeed";
+	case TC_PI_RESPONSE_CUBIC:
+		return "cubic";
+	default:
+		return "unknown";
+	}
 }
 
 static void pi_print_autotune(struct rtattr *tb[])
@@ -220,23 +253,30 @@ static void pi_print_autotune(struct rtattr *tb[])
 static int pi_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 {
 	struct rtattr *tb[TCA_PI_MAX + 1];
-	bool autotune;
+	bool autotune, delay_target;
 
 	if (!opt)
 		return 0;
 	parse_rtattr_nested(tb, TCA_PI_MAX, opt);
 	autotune = aqm_has(tb, TCA_PI_AUTOTUNE, sizeof(__u32)) &&
 		   rta_getattr_u32(tb[TCA_PI_AUTOTUNE]);
+	delay_target = aqm_has(tb, TCA_PI_TARGET_DELAY, sizeof(__u32)) &&
+		       rta_getattr_u32(tb[TCA_PI_TARGET_DELAY]);
 
 	if (aqm_has(tb, TCA_PI_LIMIT, sizeof(__u32)))
 		print_uint(PRINT_ANY, "limit", "limit %up ",
 			   rta_getattr_u32(tb[TCA_PI_LIMIT]));
-	if (aqm_has(tb, TCA_PI_TARGET, sizeof(__u32)))
+	if (delay_target)
+		aqm_print_time_us("target_delay", "target %s ",
+				  rta_getattr_u32(tb[TCA_PI_TARGET_DELAY]));
+	else if (aqm_has(tb, TCA_PI_TARGET, sizeof(__u32)))
 		print_uint(PRINT_ANY, "target", "target %up ",
 			   rta_getattr_u32(tb[TCA_PI_TARGET]));
 	/* with autotune the configured gains are not the ones in use */
 	if (autotune)
 		pi_print_autotune(tb);
+	else if (delay_target && aqm_has(tb, TCA_PI_BANDWIDTH, sizeof(__u64)))
+		aqm_print_bandwidth(rta_getattr_u64(tb[TCA_PI_BANDWIDTH]));
 	if (!autotune && aqm_has(tb, TCA_PI_A, sizeof(__u64)))
 		aqm_print_frac64("a", "a %s ", rta_getattr_u64(tb[TCA_PI_A]));
 	if (!autotune && aqm_has(tb, TCA_PI_B, sizeof(__u64)))
@@ -304,6 +344,12 @@ static int pi_print_xstats(struct qdisc_util *qu, FILE *f,
 	print_nl();
 
 	print_float(PRINT_ANY, "prob", "  prob %g", aqm_prob_to_double(st->prob));
+	/* neither is known while the link's rate is not */
+	if (st->qdelay_us != TC_PI_UNKNOWN)
+		aqm_print_time_us("qdelay", " qdelay %s", st->qdelay_us);
+	if (st->target_pkts != TC_PI_UNKNOWN)
+		print_uint(PRINT_ANY, "target_in_use", " target_in_use %up",
+			   st->target_pkts);
 	print_uint(PRINT_ANY, "max_qlen", " max_qlen %up", st->max_qlen);
 	print_uint(PRINT_ANY, "updates", " updates %u", st->updates);
 	print_nl();

@@ -67,7 +67,8 @@ PROBE_PORT = 5300
 # times larger, so the gain is divided by k, rounded and at least 1; where
 # that is inexact the change says so.
 SCALING = {
-    "pi": {"freq": ("freq", "170"), "rtt": ("time", "200ms"), "bandwidth": ("rate", None)},
+    "pi": {"freq": ("freq", "170"), "rtt": ("time", "200ms"), "bandwidth": ("rate", None),
+           "target": ("time_or_count", None)},
     "rem": {"interval": ("time", "2ms"), "bandwidth": ("rate", None)},
     "blue": {"freeze": ("time", "100ms")},
     "ared": {"interval": ("time", "500ms"), "bandwidth": ("rate", None)},
@@ -81,11 +82,17 @@ SCALING = {
     "fq_codel": {"target": ("time", "5ms"), "interval": ("time", "100ms"),
                  "ce_threshold": ("time", None)},
     "sfb": {"rehash": ("time", "600s"), "db": ("time", "60s")},
+    # RFC 9332's defaults; alpha and beta are in Hz
+    "dualpi2": {"target": ("time", "15ms"), "tupdate": ("time", "16ms"),
+                "alpha": ("freq", "0.16"), "beta": ("freq", "3.2"),
+                "step_thresh": ("time_or_count", "1ms"), "max_rtt": ("time", None),
+                "typical_rtt": ("time", None)},
 }
 # kinds whose "limit" is in packets: the study's buffer is added if absent
 # ared's "avpkt auto": the device MTU plus link header (veth: 1500 + 14)
 AUTO_AVPKT_BYTES = 1514
-PACKET_LIMIT = {"pfifo", "pi", "rem", "blue", "ared", "pie", "fq_pie", "codel", "fq_codel"}
+PACKET_LIMIT = {"pfifo", "pi", "rem", "blue", "ared", "pie", "fq_pie", "codel", "fq_codel",
+                "dualpi2"}
 
 TIME_UNITS = {"s": 1, "sec": 1, "secs": 1, "ms": 1e-3, "msec": 1e-3, "msecs": 1e-3,
               "us": 1e-6, "usec": 1e-6, "usecs": 1e-6, "": 1e-6}
@@ -173,6 +180,12 @@ def value_of(words, name, default):
 
 
 def scaled(how, value, k):
+    """A tc value for time scale k: times * k, rates and frequencies / k;
+    "time_or_count" is a time if it has a unit (20ms), else a count (20, 20p)."""
+    if how == "time_or_count":
+        how = "time" if split_unit(value)[1] in TIME_UNITS and split_unit(value)[1] else None
+        if how is None:
+            return value
     if how == "gain":
         return str(max(1, round(float(value) / k)))
     if how == "time":
@@ -192,12 +205,12 @@ def log(msg):
 # --- the machine -----------------------------------------------------------
 
 
-def init_namespace(restore):
-    """HighSpeed TCP as the default congestion control in the initial
+def init_namespace(restore, cc):
+    """The senders' congestion control as the default in the initial
     namespace, before Mininet creates any (new namespaces copy it; a
     non-initial one may not set it: EPERM). Big enough backlog queues."""
-    subprocess.run(["modprobe", "tcp_highspeed"], capture_output=True)
-    for name, value in (("net.ipv4.tcp_congestion_control", "highspeed"),
+    subprocess.run(["modprobe", "tcp_" + cc], capture_output=True)  # cubic is built in
+    for name, value in (("net.ipv4.tcp_congestion_control", cc),
                         ("net.core.netdev_max_backlog", "100000")):
         path = "/proc/sys/" + name.replace(".", "/")
         with open(path) as f:
@@ -230,13 +243,13 @@ def softnet_drops():
         return sum(int(line.split()[1], 16) for line in f)
 
 
-def module_info(kind):
+def module_info(kind, cc):
     """What is loaded: /sys/module's version fields where the kernel keeps
     them, and the identity of our .ko (Debian's kernel keeps no srcversion
     for modules without MODULE_VERSION)."""
     info = {}
     kver = platform.release()
-    for name in ("sch_" + kind, "tcp_highspeed"):
+    for name in ("sch_" + kind, "tcp_" + cc):
         d = "/sys/module/" + name
         if not os.path.isdir(d):
             continue
@@ -360,13 +373,13 @@ def receiver_counters(net, pairs):
     return total
 
 
-def highspeed_check(net, pairs):
-    """Every established connection of every sender runs highspeed."""
+def cc_check(net, pairs, cc):
+    """The pairs where an established connection does not run cc."""
     bad = []
     for i in range(1, pairs + 1):
         out = net["s%d" % i].cmd("ss -tinH state established dst %s" % db.receiver_ip(i))
         lines = [line for line in out.splitlines() if "cwnd:" in line]
-        if not lines or any(" highspeed " not in " %s " % line for line in lines):
+        if not lines or any(" %s " % cc not in " %s " % line for line in lines):
             bad.append(i)
     return bad
 
@@ -403,18 +416,19 @@ def run_flows(net, name, leaf, cfg, workdir):
         clients.append(net["s%d" % i].popen(
             ["iperf3", "-c", db.receiver_ip(i), "-p", str(BASE_PORT + i),
              "-t", "%g" % (duration * k), "-i", "%g" % (FLOW_INTERVAL_S * k),
-             "-C", "highspeed", "-Z", "-J", "--get-server-output"],
+             "-C", cfg.cc, "-P", str(cfg.flows_per_pair), "-Z", "-J",
+             "--get-server-output"],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
     # progress, and the congestion control check once every flow runs
     wall = duration * k
-    not_highspeed = None
+    wrong_cc = None
     ticks = 10
     for tick in range(1, ticks + 1):
         t_next = t_first + wall * tick / ticks
         while time.monotonic() < t_next and any(c.poll() is None for c in clients):
             time.sleep(min(1, max(0, t_next - time.monotonic())))
-        if not_highspeed is None and tick >= 3:  # every flow has started
-            not_highspeed = highspeed_check(net, pairs)
+        if wrong_cc is None and tick >= 3:  # every flow has started
+            wrong_cc = cc_check(net, pairs, cfg.cc)
         q = [x for x in tc_json(n1, db.BOTTLENECK_DEV) if x.get("handle") == db.LEAF_HANDLE]
         log("  %s: %3.0f/%g s nominal (%.0f s wall), queue %s pkts, drops %s"
             % (name, (time.monotonic() - t_first) / k, duration,
@@ -443,17 +457,21 @@ def run_flows(net, name, leaf, cfg, workdir):
     for s in samples:
         s["t_s"] = (jit["start_ns"] + s["t_us"] * 1e3 - t0_ns) / 1e9 / k
     flows = []
+    per_pair = cfg.flows_per_pair
     for i, (res, start) in enumerate(zip(results, starts), 1):
         offset = start - starts[0]
         recv = res.get("server_output_json", {}).get("intervals", [])
         for iv, riv in zip(res["intervals"], recv + [None] * len(res["intervals"])):
-            st = iv["streams"][0]
-            rs = riv["streams"][0] if riv else None
-            flows.append({"flow": i, "t_s": (offset + st["end"]) / k,
-                          "cwnd_pkts": st.get("snd_cwnd", 0) / db.MSS_BYTES,
-                          "rtt_ms": st.get("rtt", 0) / 1e3 / k,
-                          "retransmits": st.get("retransmits", 0),
-                          "goodput_bps": (rs["bits_per_second"] if rs else 0) * k})
+            # a pair's flows are numbered (i - 1) * per_pair + 1 on; the
+            # server lists its streams in the client's order
+            for j, st in enumerate(iv["streams"][:per_pair]):
+                rs = riv["streams"][j] if riv and j < len(riv["streams"]) else None
+                flows.append({"flow": (i - 1) * per_pair + j + 1,
+                              "t_s": (offset + st["end"]) / k,
+                              "cwnd_pkts": st.get("snd_cwnd", 0) / db.MSS_BYTES,
+                              "rtt_ms": st.get("rtt", 0) / 1e3 / k,
+                              "retransmits": st.get("retransmits", 0),
+                              "goodput_bps": (rs["bits_per_second"] if rs else 0) * k})
     sent_pkts = leaf_q[0]["packets"] if leaf_q else 0
     return {"samples": samples, "flows": flows, "jitter": jit,
             "softnet_drops": softnet_drops() - soft0,
@@ -463,7 +481,7 @@ def run_flows(net, name, leaf, cfg, workdir):
                        "delayed_acks": rcv["DelayedACKs"],
                        "backlog_coalesced_pkts": rcv["TCPBacklogCoalesce"],
                        "receiver_counters": rcv},
-            "not_highspeed": not_highspeed, "duration_s": duration,
+            "wrong_cc": wrong_cc, "duration_s": duration,
             # the AQM's own view at the end: counters, gains in use, estimates
             "leaf_final": leaf_q[0] if leaf_q else None,
             "cpu_busy": (cpu1[0] - cpu0[0]) / max(1, cpu1[1] - cpu0[1]),
@@ -515,7 +533,7 @@ def fidelity_verdict(fid, rtts, offloads):
         "RTT error <= %g" % MAX_RTT_ERROR:
             all(r["error"] is not None and r["error"] <= MAX_RTT_ERROR for r in rtts.values()),
         "only the AQM drops": not fid["other_queue_drops"] and not fid["softnet_drops"],
-        "every flow runs highspeed": fid["not_highspeed"] == [],
+        "every flow runs the congestion control asked": fid["wrong_cc"] == [],
         "receivers ACK every packet": acks_every_packet(fid["acking"], offloads),
     }
     return all(checks.values()), checks
@@ -571,6 +589,10 @@ def main():
     ap.add_argument("--offloads", choices=("on", "off"), default="off",
                     help="on: the veth's TSO and GSO, GRO at the routers (GSO skbs reach "
                     "the bottleneck); off (default): one skb is one packet")
+    ap.add_argument("--cc", default="highspeed",
+                    help="the senders' congestion control (the study's: highspeed; cubic, reno...)")
+    ap.add_argument("--flows-per-pair", type=int, default=1,
+                    help="parallel TCP flows from each sender (iperf3 -P)")
     ap.add_argument("--out", required=True, help="directory for this run")
     cfg = ap.parse_args()
     cfg.rate_bps = parse_rate(cfg.bandwidth)
@@ -596,7 +618,7 @@ def main():
                         "in_vm": os.environ.get("AQM_IN_VM") == "1", "cpus": os.cpu_count()}}
     net = None
     try:
-        init_namespace(restore)
+        init_namespace(restore, cfg.cc)
         net = Mininet(topo=db.Dumbbell(pairs=cfg.pairs), controller=None, autoSetMacs=True)
         net.start()
         db.set_offloads(net, cfg.offloads == "on")
@@ -629,7 +651,7 @@ def main():
             fid.update({"leaf": fid_leaf, "rtts": rtts, "scale": k,
                         "other_queue_drops": other_queue_drops(net),
                         **{key: run[key] for key in ("softnet_drops", "acks_per_data_pkt",
-                                                     "acking", "not_highspeed", "cpu_busy")}})
+                                                     "acking", "wrong_cc", "cpu_busy")}})
             fid["valid"], fid["checks"] = fidelity_verdict(fid, rtts, cfg.offloads)
             write_series(run, bins, os.path.join(cfg.out, "fidelity"))
             summary["fidelity"] = fid
@@ -669,8 +691,9 @@ def main():
             "topology": {"pairs": cfg.pairs, "bottleneck_delay_s": db.BOTTLENECK_DELAY_S,
                          "access_delay_s": db.ACCESS_DELAY_S,
                          "access_rate_bps": db.ACCESS_RATE_BPS, "window_pkts": db.WINDOW_PKTS,
-                         "congestion_control": "highspeed"},
-            "modules": module_info(cfg.aqm)})
+                         "congestion_control": cfg.cc,
+                         "flows_per_pair": cfg.flows_per_pair},
+            "modules": module_info(cfg.aqm, cfg.cc)})
         if not summary["valid"]:
             log("experiment: FIDELITY CHECK FAILED: this machine cannot emulate the network "
                 "faithfully at k = %d; results are INVALID" % k)
@@ -683,7 +706,7 @@ def main():
             bins, res = analyse(run, cfg, warmup)
             res.update({"other_queue_drops": other_queue_drops(net),
                         **{key: run[key] for key in ("softnet_drops", "acks_per_data_pkt",
-                                                     "acking", "not_highspeed", "start_offsets_s",
+                                                     "acking", "wrong_cc", "start_offsets_s",
                                                      "cpu_busy", "leaf_final")}})
             summary["results"] = res
             busy = res.get("busy_service", {})

@@ -34,8 +34,9 @@ MAINLINE = (
 # about half its operating value) or of 60 degrees (the textbook choice,
 # some 35 times faster); beside the study's fixed gains ("pi") and mainline
 # pie with a delay target worth the same 1000 packets. {rtt} is the design's
-# largest RTT: the dumbbell's longest propagation RTT plus the target
-# queue's delay at the run's rate; the gains come from the rules.
+# largest round trip without the queue: the dumbbell's longest propagation
+# RTT (the kernel adds the target queue's delay at the rate it measures, the
+# PI paper's R = Tp + q0 / C); the gains come from the rules.
 AUTOTUNE = (
     ("pi-autotune", "PI, autotuned", "pi",
      "limit 2500 target 1000 autotune rtt {rtt} flows 4 response highspeed"),
@@ -73,17 +74,16 @@ def target_delay_s(rate_mbit):
     return TARGET_PKTS * WIRE_BYTES * 8 / (rate_mbit * 1e6)
 
 
-def design_rtt_s(rate_mbit):
+def design_rtt_s():
     import dumbbell  # needs Mininet; only the autotune runs ask
-    longest = max(dumbbell.rtt_nominal_s(i) for i in range(1, dumbbell.PAIRS + 1))
-    return longest + target_delay_s(rate_mbit)
+    return max(dumbbell.rtt_nominal_s(i) for i in range(1, dumbbell.PAIRS + 1))
 
 
 def aqm_args(name, rate_mbit):
     text = config(name)[3]
     fields = {"rate": "%dmbit" % rate_mbit}
     if "{rtt}" in text:
-        fields["rtt"] = "%.1fms" % (1e3 * design_rtt_s(rate_mbit))
+        fields["rtt"] = "%.1fms" % (1e3 * design_rtt_s())
     if "{target_delay}" in text:
         fields["target_delay"] = "%.2fms" % (1e3 * target_delay_s(rate_mbit))
     return text.format(**fields)

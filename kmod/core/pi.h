@@ -10,13 +10,23 @@
  * with q the instantaneous queue in packets. Each arriving packet is dropped
  * (or ECN-marked) with probability p.
  *
+ * The reference q_ref is a packet count, or a queueing delay d: then
+ * q_ref = d C, with C the link's rate in packets per second (the configured
+ * bandwidth, or the dequeue rate measured while the queue is backlogged), so
+ * the law holds the queue at d's worth of the link: the queue over the rate,
+ * the delay a packet arriving now would wait (pie measures it the same way).
+ * Until C is known there is no reference and p stays 0.
+ *
  * The gains of a high-speed link are tiny (the study used a = 1.822e-7,
  * b = 1.816e-7, so a - b = 6e-10), so they are held as 64-bit fractions and
  * every update is computed exactly in 128 bits before it is clamped.
  *
  * Autotune derives a and b from the PI paper's design rules instead, for a
  * link of capacity C packets/s carrying at least N flows with round-trip
- * times at most R, sampled every T:
+ * times at most R, sampled every T. As in the paper, R = Tp + q_ref / C:
+ * the configured round trip Tp (the path's, without this queue) plus the
+ * delay of the reference queue, so the window W = (C Tp + q_ref) / N covers
+ * the pipe and the queue:
  *
  *   z = wg = p_TCP,  K = z wg sqrt(1 + (wg R)^2) / (G R)
  *   a = K (1/z + T/2),  b = K (1/z - T/2)
@@ -28,7 +38,17 @@
  * (RFC 3649: W = 0.12 / p^0.835 above 38 packets, decrease b(W) after a
  * loss) linearising its fluid model dW/dt = a(W)/R - b(W) W^2 p / R gives
  * p_TCP = e b(W) W p / R and G = N b(W) W^2 / R^2 with e = 1/0.835: the
- * same rules, for the senders actually there.
+ * same rules, for the senders actually there. In general, for senders whose
+ * response function W(p) has elasticity e = -d ln p / d ln W and whose
+ * window falls by D(W) packets a loss, p_TCP = e D p / R and G = N D W / R^2
+ * (Reno: e = 2, D = W/2; HighSpeed: D = b(W) W).
+ *
+ * CUBIC (RFC 9438, beta 0.7, C 0.4) averages W = (C (3 + beta) /
+ * (4 (1 - beta)))^(1/4) (R / p)^(3/4) packets, so p = 1.2333^(1/3) R / W^(4/3)
+ * with e = 4/3; below its Reno-friendly window (an AIMD with
+ * alpha = 3 (1 - beta) / (1 + beta): p = 1.5 / W^2, e = 2) it follows that.
+ * The sender's p is the larger of the two, and either way a loss cuts
+ * D = (1 - beta) W = 0.3 W.
  *
  * The crossover wg = z keeps almost 90 degrees of phase margin, and so a
  * loop as slow as the senders' pole (seconds at high speed). With a phase
@@ -84,13 +104,25 @@
 #define PI_DEFAULT_RTT_US	200000
 #define PI_DEFAULT_FLOWS	1
 #define PI_RTT_MAX_US		10000000	/* 10 s */
+#define PI_TARGET_DELAY_MAX_US	10000000	/* 10 s */
+#define PI_USEC_PER_SEC_Q16	(1000000ULL << AQM_DQ_RATE_SHIFT)
+
+/* No reference yet (a delay target before C is known); no delay, no C */
+#define PI_NO_REFERENCE		U32_MAX
+#define PI_NO_DELAY		U32_MAX
 #define PI_RETUNE_SHIFT		3		/* re-derive at 12.5% */
 #define PI_MARGIN_MAX_DEG	89		/* 0 = the paper's wg = z */
 
-/* Senders' response function the autotuned design assumes */
+/*
+ * Senders' response function the autotuned design assumes. CUBIC is the
+ * default: most senders run it (Linux, Windows and macOS do), and a design
+ * for CUBIC keeps the most phase margin when the senders turn out to be
+ * Reno or HighSpeed TCP (the unit tests evaluate the loops).
+ */
 enum pi_response {
 	PI_RESPONSE_RENO,
 	PI_RESPONSE_HIGHSPEED,
+	PI_RESPONSE_CUBIC,
 };
 
 /* Where the gains in use come from */
@@ -117,10 +149,22 @@ enum pi_gains_source {
 #define PI_HS_EXPONENT_Q32	5143673408ULL		/* e = 1/0.835 */
 #define PI_HS_LOG2_EXPONENT	1117343891LL		/* log2 e */
 
+/*
+ * CUBIC's: log2 of its decrease 1 - beta = 0.3; of 1.2333^(1/3), 4/3 (Q32
+ * and log2) for its own region, log2 1.5 for the Reno-friendly one.
+ */
+#define PI_CUBIC_LOG2_DECREASE	(-7460210421LL)
+#define PI_CUBIC_LOG2_SCALE	433165734LL
+#define PI_CUBIC_EXPONENT_Q32	5726623061ULL
+#define PI_CUBIC_LOG2_EXPONENT	1782572486LL
+#define PI_CUBIC_LOG2_FRIENDLY	2512394810LL
+
 /**
  * struct pi_params - configuration
  * @limit_pkts:		queue capacity; a full queue tail-drops
- * @target_pkts:	reference queue length q_ref
+ * @target_pkts:	reference queue length q_ref, without @target_delay_us
+ * @target_delay_us:	reference queueing delay d, q_ref = d C; 0 = use
+ *			@target_pkts
  * @a_frac:		gain a, as a fraction of 2^64
  * @b_frac:		gain b, as a fraction of 2^64
  * @freq_mhz:		update frequency in millihertz
@@ -128,9 +172,10 @@ enum pi_gains_source {
  * @ecn_ceiling:	with @ecn, drop rather than mark above this p, Q62
  * @autotune:		derive the gains from the design rules, not @a_frac
  *			and @b_frac
- * @rtt_us:		autotune: largest round-trip time R
+ * @rtt_us:		autotune: largest round-trip time Tp without this queue
  * @flows:		autotune: fewest flows N
- * @bandwidth_bps:	autotune: C in bytes per second; 0 = estimate it
+ * @bandwidth_bps:	C in bytes per second, for autotune and a delay
+ *			target; 0 = estimate it
  * @pkt_bytes:		bytes of a wire packet (MTU and link header): turns
  *			@bandwidth_bps into packets, sets the early-drop floor
  * @response:		autotune: senders' response function, pi_response
@@ -141,6 +186,7 @@ enum pi_gains_source {
 struct pi_params {
 	u32 limit_pkts;
 	u32 target_pkts;
+	u32 target_delay_us;
 	u64 a_frac;
 	u64 b_frac;
 	u32 freq_mhz;
@@ -165,8 +211,12 @@ struct pi_params {
  * @tuned_q16:	autotune: C the gains in use derive from, packets per second,
  *		Q16; 0 = none
  * @source:	where the gains in use come from, pi_gains_source
- * @dq:		dequeue rate, for autotune without a bandwidth
+ * @dq:		dequeue rate, where C is not configured
  * @accu:	even spacing: probability accumulated since the last drop, Q62
+ * @ref_pkts:	q_ref at the last update (the delay target's moves with C);
+ *		PI_NO_REFERENCE while C is unknown
+ * @qdelay_us:	queue over C at the last update; PI_NO_DELAY while C is
+ *		unknown
  */
 struct pi_vars {
 	u64 prob;
@@ -177,6 +227,8 @@ struct pi_vars {
 	u32 source;
 	struct aqm_dq_rate dq;
 	u64 accu;
+	u32 ref_pkts;
+	u32 qdelay_us;
 };
 
 /**
@@ -199,6 +251,7 @@ static inline void pi_params_init(struct pi_params *params, u32 pkt_bytes)
 {
 	params->limit_pkts = PI_DEFAULT_LIMIT_PKTS;
 	params->target_pkts = PI_DEFAULT_TARGET_PKTS;
+	params->target_delay_us = 0;
 	params->a_frac = PI_DEFAULT_A_FRAC;
 	params->b_frac = PI_DEFAULT_B_FRAC;
 	params->freq_mhz = PI_DEFAULT_FREQ_MHZ;
@@ -209,7 +262,7 @@ static inline void pi_params_init(struct pi_params *params, u32 pkt_bytes)
 	params->flows = PI_DEFAULT_FLOWS;
 	params->bandwidth_bps = 0;
 	params->pkt_bytes = pkt_bytes;
-	params->response = PI_RESPONSE_RENO;
+	params->response = PI_RESPONSE_CUBIC;
 	params->even_spacing = false;
 	params->margin_deg = 0;
 }
@@ -225,6 +278,8 @@ static inline void pi_vars_init(struct pi_vars *vars)
 	vars->source = PI_GAINS_PENDING;
 	aqm_dq_rate_init(&vars->dq);
 	vars->accu = 0;
+	vars->ref_pkts = PI_NO_REFERENCE;
+	vars->qdelay_us = PI_NO_DELAY;
 }
 
 /* Update period 1/freq in nanoseconds; freq_mhz >= PI_FREQ_MIN_MHZ */
@@ -275,11 +330,32 @@ static const u32 pi_margin_wgr_q32[PI_MARGIN_MAX_DEG] = {
 	149953083, 112454824, 74965126, 37481136,
 };
 
+/*
+ * CUBIC's pole and gain (see the top of this file) from the log2 of its
+ * window and round trip: log2 p_TCP into @log2_z, log2 G into @log2_g.
+ */
+static inline void pi_cubic_plant(s64 log2_w, s64 log2_r, s64 log2_n,
+				  s64 *log2_z, s64 *log2_g)
+{
+	s64 log2_p = PI_CUBIC_LOG2_SCALE + log2_r -
+		     pi_mul_q32(PI_CUBIC_EXPONENT_Q32, log2_w);
+	s64 log2_p_friendly = PI_CUBIC_LOG2_FRIENDLY - 2 * log2_w;
+	s64 log2_e = PI_CUBIC_LOG2_EXPONENT;
+
+	if (log2_p_friendly > log2_p) {
+		log2_p = log2_p_friendly;
+		log2_e = AQM_LOG2_ONE;		/* e = 2 */
+	}
+	/* p_TCP = e D p / R,  G = N D W / R^2,  D = 0.3 W */
+	*log2_z = log2_e + PI_CUBIC_LOG2_DECREASE + log2_w + log2_p - log2_r;
+	*log2_g = log2_n + PI_CUBIC_LOG2_DECREASE + 2 * log2_w - 2 * log2_r;
+}
+
 /**
  * pi_design_rules() - the PI paper's design for a given link
  * @cap_q16:	C, packets per second, Q16, not 0
  * @flows:	N, not 0
- * @rtt_us:	R, not 0
+ * @rtt_us:	R, the round trip with the reference queue's delay, not 0
  * @response:	senders' response function, pi_response
  * @margin_deg:	phase margin placing the crossover, 1..PI_MARGIN_MAX_DEG
  *		degrees; 0 = wg = z
@@ -288,7 +364,7 @@ static const u32 pi_margin_wgr_q32[PI_MARGIN_MAX_DEG] = {
  * See the top of this file; HighSpeed TCP below its low window (38
  * packets) is Reno, and so is its design.
  */
-static inline void pi_design_rules(u64 cap_q16, u32 flows, u32 rtt_us,
+static inline void pi_design_rules(u64 cap_q16, u32 flows, u64 rtt_us,
 				   u32 response, u32 margin_deg,
 				   struct pi_design *d)
 {
@@ -299,7 +375,10 @@ static inline void pi_design_rules(u64 cap_q16, u32 flows, u32 rtt_us,
 	s64 log2_g, log2_wg, log2_sqrt;
 	u64 x2_q32;
 
-	if (response == PI_RESPONSE_HIGHSPEED && log2_w > PI_HS_LOG2_LOW_WINDOW) {
+	if (response == PI_RESPONSE_CUBIC) {
+		pi_cubic_plant(log2_w, log2_r, log2_n, &d->log2_z, &log2_g);
+	} else if (response == PI_RESPONSE_HIGHSPEED &&
+		   log2_w > PI_HS_LOG2_LOW_WINDOW) {
 		s64 log2_p = pi_mul_q32(PI_HS_EXPONENT_Q32, PI_HS_LOG2_0_12 - log2_w);
 		s64 above = (log2_w < PI_HS_LOG2_HIGH_WINDOW ?
 			     log2_w : PI_HS_LOG2_HIGH_WINDOW) - PI_HS_LOG2_LOW_WINDOW;
@@ -362,6 +441,52 @@ static inline u64 pi_bandwidth_q16(const struct pi_params *params)
 	       div_u64(rem << AQM_DQ_RATE_SHIFT, params->pkt_bytes);
 }
 
+/* C, packets per second, Q16: configured, or measured; 0 = not yet known */
+static inline u64 pi_capacity_q16(const struct pi_params *params,
+				  const struct pi_vars *vars)
+{
+	return params->bandwidth_bps ? pi_bandwidth_q16(params) : vars->dq.rate_q16;
+}
+
+/* q_ref in packets for a C: the packet target, or d C below 2^32 - 1 */
+static inline u32 pi_reference_pkts(const struct pi_params *params,
+				    u64 cap_q16)
+{
+	u64 pkts;
+
+	if (!params->target_delay_us)
+		return params->target_pkts;
+	if (!cap_q16)
+		return PI_NO_REFERENCE;
+	/* d <= 10 s and C < 2^56 (Q16): the quotient stays below 2^46 */
+	pkts = mul_u64_u64_div_u64(params->target_delay_us, cap_q16,
+				   PI_USEC_PER_SEC_Q16);
+	return pkts < PI_NO_REFERENCE ? pkts : PI_NO_REFERENCE - 1;
+}
+
+/*
+ * The delay of @pkts at C, microseconds, at most PI_TARGET_DELAY_MAX_US
+ * (C not 0). The bound is checked first: mul_u64_u64_div_u64() traps on
+ * x86 when the quotient does not fit.
+ */
+static inline u64 pi_delay_us(u64 pkts, u64 cap_q16)
+{
+	u64 most = mul_u64_u64_div_u64(cap_q16, PI_TARGET_DELAY_MAX_US,
+				       PI_USEC_PER_SEC_Q16);
+
+	if (pkts > most)
+		return PI_TARGET_DELAY_MAX_US;
+	return mul_u64_u64_div_u64(pkts, PI_USEC_PER_SEC_Q16, cap_q16);
+}
+
+/* R of the design: Tp plus the reference queue's delay at C (not 0) */
+static inline u64 pi_design_rtt_us(const struct pi_params *params, u64 cap_q16)
+{
+	if (params->target_delay_us)
+		return (u64)params->rtt_us + params->target_delay_us;
+	return params->rtt_us + pi_delay_us(params->target_pkts, cap_q16);
+}
+
 /* |x - y| above y / 2^PI_RETUNE_SHIFT */
 static inline bool pi_capacity_moved(u64 x, u64 y)
 {
@@ -388,7 +513,7 @@ static inline void pi_retune(const struct pi_params *params,
 		return;
 	}
 
-	cap_q16 = params->bandwidth_bps ? pi_bandwidth_q16(params) : vars->dq.rate_q16;
+	cap_q16 = pi_capacity_q16(params, vars);
 	if (!cap_q16) {
 		/* no law until C is known: no drops either, not a frozen p */
 		WRITE_ONCE(vars->a_frac, 0);
@@ -402,8 +527,8 @@ static inline void pi_retune(const struct pi_params *params,
 	if (!force && vars->tuned_q16 && !pi_capacity_moved(cap_q16, vars->tuned_q16))
 		return;
 
-	pi_design_rules(cap_q16, params->flows, params->rtt_us, params->response,
-			params->margin_deg, &d);
+	pi_design_rules(cap_q16, params->flows, pi_design_rtt_us(params, cap_q16),
+			params->response, params->margin_deg, &d);
 	pi_discretise(&d, pi_update_period_ns(params), &a_frac, &b_frac);
 	WRITE_ONCE(vars->a_frac, a_frac);
 	WRITE_ONCE(vars->b_frac, b_frac);
@@ -418,7 +543,9 @@ static inline void pi_retune(const struct pi_params *params,
  * @vars:	state, updated
  * @qlen_pkts:	instantaneous queue length q
  *
- * The gains in use are brought up to date first (pi_retune()).
+ * The gains in use are brought up to date first (pi_retune()), and the
+ * reference and the queue's delay at C for the dumps. q_old is compared
+ * with the reference of now: d C moves the two errors alike.
  *
  * Return: false when the queue is empty and the step changed nothing, so
  * the caller may stop its timer until the next packet arrives.
@@ -426,12 +553,23 @@ static inline void pi_retune(const struct pi_params *params,
 static inline bool pi_update(const struct pi_params *params,
 			     struct pi_vars *vars, u32 qlen_pkts)
 {
-	s64 err_now = (s64)qlen_pkts - params->target_pkts;
-	s64 err_old = (s64)vars->qold_pkts - params->target_pkts;
+	u64 cap_q16 = pi_capacity_q16(params, vars);
+	u32 ref_pkts = pi_reference_pkts(params, cap_q16);
+	s64 err_now = (s64)qlen_pkts - ref_pkts;
+	s64 err_old = (s64)vars->qold_pkts - ref_pkts;
 	struct aqm_s128 p;
 	u64 old_prob = vars->prob;
 
 	pi_retune(params, vars, false);
+	WRITE_ONCE(vars->ref_pkts, ref_pkts);
+	WRITE_ONCE(vars->qdelay_us, cap_q16 ? pi_delay_us(qlen_pkts, cap_q16) : PI_NO_DELAY);
+	if (ref_pkts == PI_NO_REFERENCE) {
+		/* a delay target before C is known: no law, no drops */
+		WRITE_ONCE(vars->prob, 0);
+		vars->accu = 0;
+		vars->qold_pkts = qlen_pkts;
+		return qlen_pkts;
+	}
 
 	/* Q64 gains times packets, shifted to the Q62 scale of p */
 	p = aqm_s128_from_u64(vars->prob);
@@ -445,10 +583,11 @@ static inline bool pi_update(const struct pi_params *params,
 	return qlen_pkts || vars->prob != old_prob || err_old != err_now;
 }
 
-/* Only autotune without a configured bandwidth needs the dequeue rate */
+/* Autotune and a delay target need C: the dequeue rate, if not configured */
 static inline bool pi_needs_rate(const struct pi_params *params)
 {
-	return params->autotune && !params->bandwidth_bps;
+	return (params->autotune || params->target_delay_us) &&
+	       !params->bandwidth_bps;
 }
 
 /*
@@ -469,7 +608,7 @@ static inline bool pi_backlog_allows_drop(const struct pi_params *params,
  * @qlen_after_pkts:	queue length after the packet left
  * @now_ns:		time of the dequeue
  *
- * Only autotune without a configured bandwidth needs the estimate.
+ * Only pi_needs_rate() configurations need the estimate.
  */
 static inline void pi_dequeued(const struct pi_params *params,
 			       struct pi_vars *vars, u32 qlen_after_pkts,

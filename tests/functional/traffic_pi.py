@@ -13,13 +13,14 @@ from netlab import Lab, SRC, RTR_IF, set_sysctl, sh, udp_flood
 SHAPER = ("qdisc add dev %s root handle 1: htb default 1; "
           "class add dev %s parent 1: classid 1:1 htb rate 10mbit burst 12500"
           % (RTR_IF, RTR_IF))
-PI = "qdisc add dev %s parent 1:1 handle 10: pi limit 400 target 40 a 5e-4 b 4.9e-4" % RTR_IF
+PI_ARGS = "limit 400 target 40 a 5e-4 b 4.9e-4"
 
 
-def shaped_pi(lab, extra=""):
+def shaped_pi(lab, extra="", args=PI_ARGS):
+    """pi with ARGS (and EXTRA) as the leaf of the 10 Mbit/s htb class."""
     for cmd in SHAPER.split("; "):
         lab.tc(cmd)
-    lab.tc(PI + " " + extra)
+    lab.tc("qdisc add dev %s parent 1:1 handle 10: pi %s %s" % (RTR_IF, args, extra))
 
 
 def load_then_idle(check, lab, name):
@@ -79,8 +80,10 @@ def test_even_spacing(check):
               % (last["drops"], last["early_drops"], last["tail_drops"]))
 
 
-def design_a(pps, flows, rtt_s, period_s):
-    """Gain a of the PI paper's rules for Reno senders (see kmod/core/pi.h)."""
+def design_a(pps, flows, rtt_s, target_pkts, period_s):
+    """Gain a of the PI paper's rules for Reno senders (see kmod/core/pi.h),
+    R being the path's round trip plus the target queue's delay."""
+    rtt_s += target_pkts / pps
     z = 2 * flows / (rtt_s ** 2 * pps)
     k = z * z * math.sqrt(1 + (z * rtt_s) ** 2) * 2 * flows / (rtt_s * pps ** 2)
     return k * (1 / z + period_s / 2)
@@ -89,10 +92,7 @@ def design_a(pps, flows, rtt_s, period_s):
 def test_autotune(check):
     """Gains from the dequeue rate, re-derived when the link rate changes."""
     with Lab() as lab:
-        for cmd in SHAPER.split("; "):
-            lab.tc(cmd)
-        lab.tc("qdisc add dev %s parent 1:1 handle 10: pi limit 400 target 40 "
-               "autotune rtt 20ms flows 4" % RTR_IF)
+        shaped_pi(lab, args="limit 400 target 40 autotune rtt 20ms flows 4 response reno")
         q = lab.qdisc("pi")
         check(q["gains_source"] == "autotune-pending" and q["gain_a"] == 0,
               "autotune before any traffic: gains 0, waiting for an estimate (%s)"
@@ -113,7 +113,7 @@ def test_autotune(check):
               abs(last["tuned_capacity"] / est - 1) <= 0.126,
               "gains derive from the estimated rate (derived at %.0f packets/s, "
               "estimate %.0f, link %.0f)" % (last["tuned_capacity"], est, pps))
-        want = design_a(last["tuned_capacity"], 4, 0.020, 1 / 170)
+        want = design_a(last["tuned_capacity"], 4, 0.020, 40, 1 / 170)
         check(abs(last["gain_a"] / want - 1) < 1e-3,
               "gain a follows the rules (%.4g, rules %.4g)" % (last["gain_a"], want))
         check(max(s["prob"] for s in during) > 0 and last["early_drops"] > 0,
@@ -139,6 +139,46 @@ def test_autotune(check):
               % q["tuned_capacity"])
 
 
+def test_delay_target(check):
+    """A delay target: the reference is the delay's worth of the measured
+    rate, the delay shown is the queue over that rate, and the law holds
+    the queue's delay near the target."""
+    with Lab() as lab:
+        shaped_pi(lab, args="limit 400 target 50ms a 5e-4 b 4.9e-4")
+        q = lab.qdisc("pi")
+        check(q["options"].get("target_delay") == 50000 and "target_in_use" not in q and
+              "qdelay" not in q,
+              "delay target 50 ms: no reference and no delay shown before the rate is known",
+              str(q))
+        lab.iperf_server()
+        client = lab.iperf_client(10, flows=4)
+        during = lab.sample("pi", 10)
+        client.wait()
+        # a loaded host may answer tc only a few times a second
+        settled = [s for s in during[len(during) // 3:] if s.get("rate_estimate")]
+        check(len(settled) >= 3, "the rate is measured under load (%d of %d samples)"
+              % (len(settled), len(during)))
+        if len(settled) < 3:
+            return
+        # the estimate moves a little between the last update and the dump
+        off = max(abs(s["target_in_use"] - 0.05 * s["rate_estimate"]) for s in settled)
+        check(off <= 2 + 0.05 * 0.05 * max(s["rate_estimate"] for s in settled),
+              "the reference is 50 ms of the measured rate (largest difference %.1f "
+              "packets; e.g. %d packets at %.0f packets/s)"
+              % (off, settled[-1]["target_in_use"], settled[-1]["rate_estimate"]))
+        shown = statistics.median(s["qdelay"] for s in settled)
+        derived = statistics.median(1e6 * s["qlen"] / s["rate_estimate"] for s in settled)
+        check(abs(shown - derived) <= 0.25 * derived + 2e6 / settled[-1]["rate_estimate"],
+              "tc shows the queue over the rate (median %.1f ms; the samples' queue over "
+              "their estimate %.1f ms)" % (shown / 1e3, derived / 1e3))
+        mean = statistics.mean(s["qdelay"] for s in settled)
+        check(25000 <= mean <= 75000,
+              "the law holds the delay near 50 ms (mean %.1f ms after the first third)"
+              % (mean / 1e3),
+              "qdelay/qlen/prob: %s" % " ".join(
+                  "%d/%d/%.3g" % (s["qdelay"], s["qlen"], s["prob"]) for s in settled))
+
+
 def autotuned(check, with_offloads):
     """Autotune at the 10 Mbit/s link under four TCP flows: the medians of
     the rate estimate and of the derived capacity over the second half of the
@@ -147,10 +187,7 @@ def autotuned(check, with_offloads):
     tag = "autotune, offloads %s" % ("on" if with_offloads else "off")
     pps = 10e6 / 8 / offloads.WIRE_BYTES
     with Lab(offloads=with_offloads) as lab:
-        for cmd in SHAPER.split("; "):
-            lab.tc(cmd)
-        lab.tc("qdisc add dev %s parent 1:1 handle 10: pi limit 400 target 40 "
-               "autotune rtt 20ms flows 4" % RTR_IF)
+        shaped_pi(lab, args="limit 400 target 40 autotune rtt 20ms flows 4")
         recorded = lab.record(5)
         during = offloads.tcp_load(check, lab, "pi", tag, seconds=5, every=0.25)
         rows = recorded()
@@ -236,6 +273,7 @@ def run(check):
     test_ecn(check)
     test_even_spacing(check)
     test_autotune(check)
+    test_delay_target(check)
     test_autotune_offloads(check)
     offloads.run(check, "pi", "target 20 a 5e-4 b 4.9e-4",
                  "limit 400 target 40 a 5e-4 b 4.9e-4 ecn ecn_ceiling 1")

@@ -41,7 +41,7 @@ static const struct kind kinds[] = {
 		[TCA_PI_AUTOTUNE] = 4, [TCA_PI_RTT] = 4, [TCA_PI_FLOWS] = 4,
 		[TCA_PI_BANDWIDTH] = 8, [TCA_PI_RESPONSE] = 4,
 		[TCA_PI_SPACING] = 4, [TCA_PI_MARGIN] = 4,
-		[TCA_PI_ECN_CEILING] = 8 } },
+		[TCA_PI_ECN_CEILING] = 8, [TCA_PI_TARGET_DELAY] = 4 } },
 	{ "rem", TCA_REM_MAX, {
 		[TCA_REM_LIMIT] = 4, [TCA_REM_TARGET] = 4, [TCA_REM_GAMMA] = 8,
 		[TCA_REM_PHI] = 8, [TCA_REM_ALPHA] = 8, [TCA_REM_INTERVAL] = 4,

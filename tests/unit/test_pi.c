@@ -94,6 +94,8 @@ static void test_defaults(void)
 	check(params.target_pkts == 50 && params.limit_pkts == 1000 &&
 	      params.freq_mhz == 170000 && !params.ecn,
 	      "defaults: target 50, limit 1000, freq 170 Hz, noecn");
+	check(params.target_delay_us == 0 && params.response == PI_RESPONSE_CUBIC,
+	      "defaults: a packet target; autotune designs for CUBIC senders");
 	check(pi_update_period_ns(&params) == 5882352,
 	      "update period at 170 Hz is 5882352 ns");
 }
@@ -221,13 +223,35 @@ static double ref_margin_wgr(double pm)
 	return lo;
 }
 
+/*
+ * CUBIC's response function (RFC 9438, C = 0.4, beta = 0.7): the loss rate
+ * at window @w and round trip @r, and its elasticity -d ln p / d ln W.
+ */
+static double ref_cubic_p(double w, double r, double *elasticity)
+{
+	double beta = 0.7, cubic_c = 0.4, alpha = 3 * (1 - beta) / (1 + beta);
+	/* W = (C (3 + b) / (4 (1 - b)))^(1/4) R^(3/4) / p^(3/4) */
+	double p_cubic = pow(pow(cubic_c * (3 + beta) / (4 * (1 - beta)), 0.25) *
+			     pow(r, 0.75) / w, 4.0 / 3);
+	/* the Reno-friendly AIMD: W = sqrt(alpha (1 + b) / (2 (1 - b) p)) */
+	double p_friendly = alpha * (1 + beta) / (2 * (1 - beta) * w * w);
+
+	*elasticity = p_cubic >= p_friendly ? 4.0 / 3 : 2;
+	return fmax(p_cubic, p_friendly);
+}
+
 static struct ref_design ref_rules(double c, double n, double r, double t,
-				   bool highspeed, unsigned int margin)
+				   unsigned int response, unsigned int margin)
 {
 	double w = r * c / n, pole, gain, wg;
 	struct ref_design d;
 
-	if (highspeed && w > 38) {
+	if (response == PI_RESPONSE_CUBIC) {
+		double e, p = ref_cubic_p(w, r, &e);
+
+		pole = e * 0.3 * w * p / r;
+		gain = n * 0.3 * w * w / (r * r);
+	} else if (response == PI_RESPONSE_HIGHSPEED && w > 38) {
 		double p = pow(0.12 / w, 1 / 0.835);
 		double dec = 0.5 - 0.4 * (log(fmin(w, 83000)) - log(38)) / (log(83000) - log(38));
 
@@ -281,7 +305,7 @@ static void test_rules_match_reference(void)
 	double worst_a = 0, worst_kt = 0;
 	unsigned int i, m, resp;
 
-	for (resp = 0; resp < 2; resp++) {
+	for (resp = 0; resp <= PI_RESPONSE_CUBIC; resp++) {
 		for (i = 0; i < sizeof(rates_mbit) / sizeof(rates_mbit[0]); i++) {
 		for (m = 0; m < sizeof(margins) / sizeof(margins[0]); m++) {
 			double c = rates_mbit[i] * 1e6 / 8 / 1514, t = 1 / 170.0;
@@ -300,7 +324,7 @@ static void test_rules_match_reference(void)
 		}
 	}
 	check(worst_a < 1e-6 && worst_kt < 1e-4,
-	      "Reno and HighSpeed rules, 10 Mbit/s to 10 Gbit/s, margin 0/30/60/89: a within %.2g, a - b within %.2g (+ 2^-63) of doubles",
+	      "Reno, HighSpeed and CUBIC rules, 10 Mbit/s to 10 Gbit/s, margin 0/30/60/89: a within %.2g, a - b within %.2g (+ 2^-63) of doubles",
 	      worst_a, worst_kt);
 }
 
@@ -328,7 +352,7 @@ static void test_margin_loop(void)
 	unsigned int pm;
 
 	for (pm = 10; pm <= 80; pm += 10) {
-		struct ref_design ref = ref_rules(c, 4, r, 0, true, pm);
+		struct ref_design ref = ref_rules(c, 4, r, 0, PI_RESPONSE_HIGHSPEED, pm);
 		double complex s = I * ref_margin_wgr(pm) / r, l;
 		double z, k;
 		struct pi_design d;
@@ -473,7 +497,8 @@ static void test_autotune(void)
 	check(fabs(c / 8333.3 - 1) < 0.001,
 	      "the estimator converges on a 8333.3 packets/s dequeue rate (%.1f)", c);
 	pi_update(&params, &vars, 1000);
-	want = ref_rules(c, 4, 0.06, 1 / 170.0, true, 0);
+	/* R = Tp + q_ref / C, the paper's */
+	want = ref_rules(c, 4, 0.06 + 1000 / c, 1 / 170.0, PI_RESPONSE_HIGHSPEED, 0);
 	check(vars.source == PI_GAINS_ESTIMATE &&
 	      fabs(frac_to_double(vars.a_frac) / want.a - 1) < 1e-6,
 	      "gains derive from the estimate: a = %.4g (%.4g)", frac_to_double(vars.a_frac),
@@ -487,7 +512,7 @@ static void test_autotune(void)
 	feed_rate(&params, &vars, 8333.3 * 2, 40000, &now);
 	pi_update(&params, &vars, 1000);
 	c = ldexp((double)vars.tuned_q16, -16);
-	want = ref_rules(c, 4, 0.06, 1 / 170.0, true, 0);
+	want = ref_rules(c, 4, 0.06 + 1000 / c, 1 / 170.0, PI_RESPONSE_HIGHSPEED, 0);
 	check(fabs(c / (8333.3 * 2) - 1) < 0.01 && vars.a_frac != a_before &&
 	      fabs(frac_to_double(vars.a_frac) / want.a - 1) < 1e-6,
 	      "the rate doubles: gains re-derived at %.1f packets/s, a = %.4g", c,
@@ -496,7 +521,8 @@ static void test_autotune(void)
 	params.bandwidth_bps = 125000000;	/* 1 Gbit/s of 1500-byte packets */
 	pi_retune(&params, &vars, true);
 	c = ldexp((double)vars.tuned_q16, -16);
-	want = ref_rules(125e6 / 1500, 4, 0.06, 1 / 170.0, true, 0);
+	want = ref_rules(125e6 / 1500, 4, 0.06 + 1000 / (125e6 / 1500), 1 / 170.0,
+			 PI_RESPONSE_HIGHSPEED, 0);
 	check(vars.source == PI_GAINS_BANDWIDTH && fabs(c - 125e6 / 1500) < 0.001 &&
 	      fabs(frac_to_double(vars.a_frac) / want.a - 1) < 1e-6,
 	      "a configured bandwidth gives C = %.3f packets/s and its gains", c);
@@ -585,6 +611,160 @@ static void test_even_spacing(double p, long n)
 	      gap_min, gap_max);
 }
 
+/* the phase of L(jw) in degrees: the PI zero, the plant's two poles, the delay */
+static double loop_phase_deg(double w, double z, double pole, double r)
+{
+	return (-M_PI / 2 + atan(w / z) - atan(w / pole) - atan(w * r) - w * r) *
+	       180 / M_PI;
+}
+
+/*
+ * The phase margin of a design for @design senders when @actual ones are
+ * there: the kernel's z and K, the reference plant of @actual, its
+ * crossover found by bisection (|L| falls monotonically), in degrees.
+ */
+static double mismatched_margin(double c, unsigned int n, double r,
+				unsigned int design, unsigned int actual,
+				unsigned int margin)
+{
+	struct ref_design plant = ref_rules(c, n, r, 0, actual, 0);
+	double lo = 1e-9, hi = 1e9, z, k;
+	struct pi_design d;
+	int i;
+
+	pi_design_rules((uint64_t)nearbyint(ldexp(c, 16)), n, (uint64_t)nearbyint(r * 1e6),
+			design, margin, &d);
+	z = exp2(ldexp((double)d.log2_z, -32));
+	k = exp2(ldexp((double)d.log2_k, -32));
+	for (i = 0; i < 200; i++) {
+		double w = sqrt(lo * hi);
+		double mag = k * sqrt(1 + w * w / (z * z)) / w * plant.gain /
+			     (sqrt(w * w + plant.pole * plant.pole) * sqrt(w * w + 1 / (r * r)));
+
+		if (mag > 1)
+			lo = w;
+		else
+			hi = w;
+	}
+	return 180 + loop_phase_deg(lo, z, plant.pole, r);
+}
+
+/*
+ * Which design serves senders nobody told the qdisc about: for each
+ * response a design can assume, its smallest phase margin over links from
+ * 10 Mbit/s to 10 Gbit/s, 1 to 100 flows, 5 to 300 ms (windows of 4 to
+ * 10^5 packets) and every kind of sender. The default (CUBIC) must keep
+ * the most.
+ */
+static void test_default_response(void)
+{
+	static const double rates_mbit[] = { 10, 100, 1000, 10000 };
+	static const unsigned int flows[] = { 1, 4, 16, 100 };
+	static const double rtts[] = { 0.005, 0.02, 0.05, 0.1, 0.3 };
+	static const unsigned int margins[] = { 0, 60, 70, 80, 87 };
+	static const char * const names[] = { "reno", "highspeed", "cubic" };
+	unsigned int m, design, actual, i, j, l;
+	struct pi_params params;
+
+	pi_params_init(&params, 1514);
+	for (m = 0; m < sizeof(margins) / sizeof(margins[0]); m++) {
+		double worst[PI_RESPONSE_CUBIC + 1];
+
+		for (design = 0; design <= PI_RESPONSE_CUBIC; design++) {
+			worst[design] = 180;
+			for (actual = 0; actual <= PI_RESPONSE_CUBIC; actual++)
+			for (i = 0; i < sizeof(rates_mbit) / sizeof(rates_mbit[0]); i++)
+			for (j = 0; j < sizeof(flows) / sizeof(flows[0]); j++)
+			for (l = 0; l < sizeof(rtts) / sizeof(rtts[0]); l++) {
+				double c = rates_mbit[i] * 1e6 / 8 / 1514;
+				double w = rtts[l] * c / flows[j];
+
+				if (w < 4 || w > 1e5)
+					continue;
+				worst[design] = fmin(worst[design],
+						     mismatched_margin(c, flows[j], rtts[l], design,
+								       actual, margins[m]));
+			}
+		}
+		check(worst[params.response] >= worst[PI_RESPONSE_RENO] &&
+		      worst[params.response] >= worst[PI_RESPONSE_HIGHSPEED] &&
+		      worst[params.response] >= 35,
+		      "margin %u, any senders: the default design (%s) keeps at least %.1f degrees of phase margin (reno's %.1f, highspeed's %.1f, cubic's %.1f)",
+		      margins[m], names[params.response], worst[params.response],
+		      worst[PI_RESPONSE_RENO], worst[PI_RESPONSE_HIGHSPEED],
+		      worst[PI_RESPONSE_CUBIC]);
+	}
+}
+
+/* a delay target: q_ref = d C, the law waiting for C, the design's R */
+static void test_delay_target(void)
+{
+	struct pi_params params, pkts_params;
+	struct pi_vars vars, pkts_vars;
+	uint64_t now = 1000000000ULL, cap;
+	uint64_t rng = 11;
+	long step, differ = 0;
+	double c;
+
+	pi_params_init(&params, 1500);
+	params.limit_pkts = 5000;
+	params.target_delay_us = 20000;
+	pi_vars_init(&vars);
+	vars.prob = PI_PROB_ONE / 10;
+	check(pi_needs_rate(&params) && pi_update(&params, &vars, 500) && vars.prob == 0 &&
+	      vars.ref_pkts == PI_NO_REFERENCE && vars.qdelay_us == PI_NO_DELAY,
+	      "delay target before C is known: no reference, no delay, p held at 0, the timer runs");
+
+	feed_rate(&params, &vars, 8333.3, 20000, &now);
+	c = ldexp((double)vars.dq.rate_q16, -16);
+	pi_update(&params, &vars, 500);
+	check(vars.ref_pkts == (uint32_t)floor(0.02 * c) &&
+	      fabs(vars.qdelay_us - 500 / c * 1e6) <= 1,
+	      "20 ms at the measured %.1f packets/s: reference %u packets, 500 packets wait %u us",
+	      c, vars.ref_pkts, vars.qdelay_us);
+
+	/* with a configured bandwidth, step for step the packet law at d C */
+	params.bandwidth_bps = 125000000;		/* 83333.3 packets/s */
+	pkts_params = params;
+	pkts_params.target_delay_us = 0;
+	pkts_params.target_pkts = 1666;
+	pi_vars_init(&vars);
+	pi_vars_init(&pkts_vars);
+	pi_retune(&params, &vars, true);
+	pi_retune(&pkts_params, &pkts_vars, true);
+	for (step = 0; step < 100000; step++) {
+		unsigned int q = (unsigned int)(test_uniform(&rng) * 4000);
+
+		pi_update(&params, &vars, q);
+		pi_update(&pkts_params, &pkts_vars, q);
+		differ += vars.prob != pkts_vars.prob;
+	}
+	check(vars.ref_pkts == 1666 && differ == 0,
+	      "target 20ms at 1 Gbit/s of 1500-byte packets is target 1666 (%u): %ld of 100000 updates differ",
+	      vars.ref_pkts, differ);
+
+	cap = pi_bandwidth_q16(&params);
+	params.rtt_us = 60000;
+	check(pi_design_rtt_us(&params, cap) == 80000,
+	      "autotune's R with a delay target: 60 ms + 20 ms = %llu us",
+	      (unsigned long long)pi_design_rtt_us(&params, cap));
+	params.target_delay_us = 0;
+	params.target_pkts = 1000;
+	check(pi_design_rtt_us(&params, cap) == 60000 + 12000,
+	      "with a packet target: 60 ms + 1000 packets at 83333.3/s = %llu us",
+	      (unsigned long long)pi_design_rtt_us(&params, cap));
+
+	/* the extremes: no trap, no wrap */
+	check(pi_delay_us(UINT32_MAX, 1) == PI_TARGET_DELAY_MAX_US &&
+	      pi_delay_us(UINT32_MAX, AQM_DQ_RATE_MAX_PPS << AQM_DQ_RATE_SHIFT) == 3906 &&
+	      pi_delay_us(0, 1) == 0,
+	      "queue delay: 2^32 packets at 2^-16 packets/s is the 10 s cap, at 2^40/s 3906 us");
+	params.target_delay_us = PI_TARGET_DELAY_MAX_US;
+	check(pi_reference_pkts(&params, AQM_DQ_RATE_MAX_PPS << AQM_DQ_RATE_SHIFT) ==
+	      PI_NO_REFERENCE - 1 && pi_reference_pkts(&params, 1) == 0,
+	      "10 s at 2^40 packets/s saturates below 'no reference'; at 2^-16/s it is 0 packets");
+}
+
 
 int main(void)
 {
@@ -609,6 +789,8 @@ int main(void)
 	test_margin_table();
 	test_margin_loop();
 	test_autotune();
+	test_default_response();
+	test_delay_target();
 	test_shaper_bursts();
 	test_skipped_dequeues();
 	test_backlog_floor();

@@ -43,6 +43,9 @@ enum {
 	TCA_PI_ECN_CEILING,	/* u64, with ECN: above this p drop, do not mark;
 				 * (0, 1], 1.0 = TC_AQM_PROB_ONE
 				 */
+	TCA_PI_TARGET_DELAY,	/* u32, queueing delay to hold, microseconds,
+				 * [1, 10 s]; 0 = hold TCA_PI_TARGET packets
+				 */
 	__TCA_PI_MAX
 };
 
@@ -52,6 +55,7 @@ enum {
 enum {
 	TC_PI_RESPONSE_RENO,		/* the PI paper's model */
 	TC_PI_RESPONSE_HIGHSPEED,	/* HighSpeed TCP, RFC 3649 */
+	TC_PI_RESPONSE_CUBIC,		/* CUBIC, RFC 9438 (the default) */
 	__TC_PI_RESPONSE_MAX
 };
 
@@ -82,7 +86,16 @@ struct tc_pi_xstats {
 	__u64 gain_b;		/* gain b in use, fraction of 2^64 */
 	__u64 tuned_capacity;	/* C of the autotuned gains, Q48.16 packets/s */
 	__u64 rate_estimate;	/* dequeue rate while backlogged, Q48.16 packets/s */
+	__u32 target_pkts;	/* reference queue in use, packets (with a delay
+				 * target: the delay at the link's rate); or
+				 * TC_PI_UNKNOWN while that rate is unknown
+				 */
+	__u32 qdelay_us;	/* queue over the link's rate at the last update,
+				 * microseconds; or TC_PI_UNKNOWN
+				 */
 };
+
+#define TC_PI_UNKNOWN	0xffffffffU
 
 /* REM: Athuraliya, Low, Li, Yin, IEEE Network 2001 (section owned by sch_rem) */
 enum {

@@ -1,0 +1,51 @@
+#!/usr/bin/python3
+"""Unit checks of the testbed's time scaling of tc arguments
+(testbed/experiment.py scale_aqm_args): times * k, rates and frequencies
+/ k, counts unchanged. One "PASS: scaling: ..." or "FAIL: scaling: ..."
+line per check, like the C unit tests."""
+
+import importlib
+import os
+import sys
+import types
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+sys.path.insert(0, os.path.join(ROOT, "testbed"))
+try:
+    importlib.import_module("mininet.node")
+except ImportError:  # only the topology needs Mininet, not the scaling
+    for name in ("mininet", "mininet.node", "mininet.topo", "mininet.link"):
+        sys.modules[name] = types.ModuleType(name)
+    sys.modules["mininet.node"].Node = object
+    sys.modules["mininet.topo"].Topo = object
+    sys.modules["mininet.link"].TCLink = sys.modules["mininet.link"].Link = object
+import experiment  # noqa: E402
+
+failures = 0
+
+
+def check(ok, name):
+    global failures
+    print("%s: scaling: %s" % ("PASS" if ok else "FAIL", name))
+    failures += not ok
+
+
+def scaled(kind, args, k):
+    return experiment.scale_aqm_args(kind, args, k, 2500, 1e9)[0]
+
+
+check(scaled("pi", "target 20ms autotune rtt 48ms", 10) ==
+      "limit 2500 target 200000us autotune rtt 480000us freq 17",
+      "pi: a delay target and rtt * k, freq / k, the buffer added")
+check(scaled("pi", "limit 2500 target 1000", 10).startswith("limit 2500 target 1000 freq 17 "),
+      "pi: a packet target is a count, not scaled")
+check(scaled("pi", "target 50p", 10).startswith("limit 2500 target 50p "),
+      "pi: a packet target with its unit is a count")
+check(scaled("dualpi2", "target 20ms", 10) ==
+      "limit 2500 target 200000us tupdate 160000us alpha 0.016 beta 0.32 step_thresh 10000us",
+      "dualpi2: target * k, RFC 9332's tupdate and step * k and alpha, beta (Hz) / k")
+check(scaled("dualpi2", "target 20ms", 1) == "limit 2500 target 20000us",
+      "dualpi2 at k = 1: only the buffer added")
+check(scaled("pie", "target 20ms", 5).startswith("limit 2500 target 100000us "),
+      "pie: target * k")
+sys.exit(1 if failures else 0)
