@@ -188,6 +188,7 @@ def summary(samples, flows, rate_nominal_bps, scale, window, interval_s):
                           "min": min(q), "max": max(q),
                           **{"p%d" % p: percentile(q, p) for p in (5, 25, 50, 75, 95, 99)}},
            "queue_delay_ms": {"mean": statistics.fmean(delays),
+                              "std": statistics.pstdev(delays),
                               **{"p%d" % p: percentile(delays, p) for p in (50, 95, 99)}},
            "prob_mean": statistics.fmean(probs) if probs else None,
            "goodput_mbps": {str(f): g / 1e6 if g is not None else None

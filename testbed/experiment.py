@@ -377,10 +377,13 @@ def cc_check(net, pairs, cc):
     """The pairs where an established connection does not run cc."""
     bad = []
     for i in range(1, pairs + 1):
-        out = net["s%d" % i].cmd("ss -tinH state established dst %s" % db.receiver_ip(i))
+        # through a pipe: on the node's terminal ss wraps its lines
+        out = net["s%d" % i].cmd("ss -tinH state established dst %s | cat"
+                                 % db.receiver_ip(i))
         lines = [line for line in out.splitlines() if "cwnd:" in line]
         if not lines or any(" %s " % cc not in " %s " % line for line in lines):
             bad.append(i)
+            log("  pair %d: not every connection runs %s: %r" % (i, cc, out[:400]))
     return bad
 
 
@@ -593,6 +596,9 @@ def main():
                     help="the senders' congestion control (the study's: highspeed; cubic, reno...)")
     ap.add_argument("--flows-per-pair", type=int, default=1,
                     help="parallel TCP flows from each sender (iperf3 -P)")
+    ap.add_argument("--tc", default=None,
+                    help="the tc to run (default: the system's); a kernel root's DIR/tc "
+                    "(tools/kernel-root) knows qdiscs the system's does not, such as dualpi2")
     ap.add_argument("--out", required=True, help="directory for this run")
     cfg = ap.parse_args()
     cfg.rate_bps = parse_rate(cfg.bandwidth)
@@ -611,11 +617,18 @@ def main():
     wall0 = time.monotonic()
     restore = {}
     workdir = tempfile.mkdtemp(prefix="aqm-exp.")
+    if cfg.tc:
+        # first in PATH for us, Mininet and every node's shell
+        os.makedirs(os.path.join(workdir, "bin"))
+        os.symlink(os.path.abspath(cfg.tc), os.path.join(workdir, "bin", "tc"))
+        os.environ["PATH"] = os.path.join(workdir, "bin") + os.pathsep + os.environ["PATH"]
+    tc_version = subprocess.run(["tc", "-V"], capture_output=True, text=True).stdout.strip()
     summary = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
                "command": sys.argv, "valid": False, "source": source_version(),
                "offloads": {"mode": cfg.offloads},
                "host": {"kernel": platform.release(), "machine": platform.machine(),
-                        "in_vm": os.environ.get("AQM_IN_VM") == "1", "cpus": os.cpu_count()}}
+                        "in_vm": os.environ.get("AQM_IN_VM") == "1", "cpus": os.cpu_count(),
+                        "tc": tc_version}}
     net = None
     try:
         init_namespace(restore, cfg.cc)

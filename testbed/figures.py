@@ -15,7 +15,11 @@ experiment.py left them and writes into out/:
 - fig_autotune.png and autotune.md (also between its markers in
   out/README.md) from out/autotune/RATEmbit/NAME: utilisation, queue mean
   and standard deviation against the rate, with issue 8's goals (the
-  study's PI at a rate without its own autotune run: its Fig. 5 point).
+  study's PI at a rate without its own autotune run: its Fig. 5 point);
+- fig_cubic.png and cubic.md (also between its markers in out/README.md)
+  from out/cubic/RATEmbit/FLOWSflows/NAME-I: CUBIC senders, PI, pie and
+  dualpi2 at one delay target; mean and range over the runs, issue 23's
+  goals.
 Invalid runs are left out and listed under the table.
 """
 
@@ -34,6 +38,8 @@ AUTOTUNE_BEGIN = "<!-- autotune: written by scripts/reproduce -->"
 AUTOTUNE_END = "<!-- end of autotune -->"
 OFFLOADS_BEGIN = "<!-- offloads: written by scripts/reproduce -->"
 OFFLOADS_END = "<!-- end of offloads -->"
+CUBIC_BEGIN = "<!-- cubic: written by scripts/reproduce -->"
+CUBIC_END = "<!-- end of cubic -->"
 # the goal for self-tuning PI: utilisation, queue mean and sd against target
 GOAL_UTILISATION = 0.97
 GOAL_MEAN_ERROR = 0.15
@@ -191,6 +197,96 @@ def into_readme(out, begin, end, text):
         _, tail = rest.split(end, 1)
         with open(readme, "w") as f:
             f.write(head + begin + "\n" + text + end + tail)
+
+
+def cubic_dir(out, rate, flows, name, i):
+    return os.path.join(out, "cubic", "%dmbit" % rate, "%dflows" % flows, "%s-%d" % (name, i))
+
+
+def cubic(out):
+    """CUBIC senders: each configuration at each rate and flow count, the
+    mean of its valid runs and their range, against issue 23's goal (the
+    same numbers as issue 8's, for a delay target)."""
+    target_ms = study.CUBIC_TARGET_MS
+    rows = []
+    for rate in study.CUBIC_RATES_MBIT:
+        for flows in study.CUBIC_FLOWS:
+            for name, label, *_ in study.CUBIC:
+                runs = []
+                for i in range(1, 100):
+                    summ = load(cubic_dir(out, rate, flows, name, i))
+                    if summ is None:
+                        break
+                    if usable(summ):
+                        runs.append(summ["results"])
+                if runs:
+                    rows.append((label, rate, flows, runs))
+    if not rows:
+        return []
+
+    def cell(runs, get, fmt):
+        values = [get(r) for r in runs]
+        text = fmt % statistics.fmean(values)
+        return text + (" (%s-%s)" % (fmt % min(values), fmt % max(values))
+                       if len(values) > 1 else "")
+
+    def misses(r):
+        d = r["queue_delay_ms"]
+        return [what for what, bad in (
+            ("utilisation", r["utilisation"] < GOAL_UTILISATION),
+            ("mean", abs(d["mean"] - target_ms) > GOAL_MEAN_ERROR * target_ms),
+            ("sd", d["std"] > GOAL_SD * target_ms)) if bad]
+
+    lines = ["| configuration | Mbit/s | flows | runs | utilisation % | delay mean (ms) "
+             "| delay sd (ms) | delay p99 (ms) | loss % | goal met |",
+             "|---|--:|--:|--:|--:|--:|--:|--:|--:|---|"]
+    for label, rate, flows, runs in rows:
+        met = sum(not misses(r) for r in runs)
+        missed = sorted({m for r in runs for m in misses(r)})
+        lines.append("| %s | %d | %d | %d | %s | %s | %s | %s | %s | %d of %d%s |" % (
+            label, rate, flows, len(runs),
+            cell(runs, lambda r: 100 * r["utilisation"], "%.1f"),
+            cell(runs, lambda r: r["queue_delay_ms"]["mean"], "%.1f"),
+            cell(runs, lambda r: r["queue_delay_ms"]["std"], "%.1f"),
+            cell(runs, lambda r: r["queue_delay_ms"]["p99"], "%.1f"),
+            cell(runs, lambda r: 100 * r["loss_rate"], "%.3f"),
+            met, len(runs), " (missed: %s)" % ", ".join(missed) if missed else ""))
+    text = ("Goal (issue 23): utilisation >= %d%%, mean queueing delay within %d%% of %s, "
+            "its standard deviation within %d%% of it, in every run. Each cell: the mean "
+            "over the valid runs (min-max).\n\n"
+            % (100 * GOAL_UTILISATION, 100 * GOAL_MEAN_ERROR, study.CUBIC_TARGET,
+               100 * GOAL_SD) + "\n".join(lines) + "\n")
+    with open(os.path.join(out, "cubic.md"), "w") as f:
+        f.write(text)
+    into_readme(out, CUBIC_BEGIN, CUBIC_END, text)
+
+    plt = pyplot()
+    fig, axes = plt.subplots(len(study.CUBIC_FLOWS), 2, figsize=(11, 4 * len(study.CUBIC_FLOWS)),
+                             squeeze=False)
+    for row, flows in zip(axes, study.CUBIC_FLOWS):
+        for name, label, *_ in study.CUBIC:
+            pts = [(rate, runs) for lab, rate, f, runs in rows if lab == label and f == flows]
+            for ax, get in zip(row, (lambda r: 100 * r["utilisation"],
+                                     lambda r: r["queue_delay_ms"]["mean"])):
+                means = [statistics.fmean(get(r) for r in runs) for _, runs in pts]
+                lows = [m - min(get(r) for r in runs) for m, (_, runs) in zip(means, pts)]
+                highs = [max(get(r) for r in runs) - m for m, (_, runs) in zip(means, pts)]
+                ax.errorbar([p[0] for p in pts], means, yerr=[lows, highs], marker="o",
+                            capsize=3, label=label)
+        row[0].axhline(100 * GOAL_UTILISATION, color="grey", linestyle="--", linewidth=0.7)
+        row[1].axhspan(target_ms * (1 - GOAL_MEAN_ERROR), target_ms * (1 + GOAL_MEAN_ERROR),
+                       color="grey", alpha=0.2)
+        for ax, ylabel in zip(row, ("mean utilisation (%)", "mean queueing delay (ms)")):
+            ax.set_xscale("log")
+            ax.set_xlabel("bottleneck rate (Mbit/s)")
+            ax.set_ylabel("%s, %d flows" % (ylabel, flows))
+            ax.grid(alpha=0.3)
+        row[0].legend(fontsize=8)
+    fig.tight_layout()
+    path = os.path.join(out, "fig_cubic.png")
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return [os.path.join(out, "cubic.md"), path]
 
 
 def sweep_dir(out, name, rate):
@@ -445,7 +541,7 @@ def render(out):
                               bin_series("loss_rate")))
         written.append(panels(out, runs, "fig4_queue.png", "queue (packets)", queue_series,
                               ymax=2600, target=target_of))
-    return written + sweep(out) + noise(out) + autotune(out) + offloads(out)
+    return written + sweep(out) + noise(out) + autotune(out) + offloads(out) + cubic(out)
 
 
 def target_of(name):
