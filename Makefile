@@ -117,7 +117,7 @@ $(BUILD)/unit-m32/div64_check-%.o: tests/unit/div64_check.c kmod/core/*.h
 
 unit: $(UNIT_TESTS) $(UNIT_SAN_TESTS) $(UNIT_M32_TESTS) $(DIV64_CHECKS)
 	@mkdir -p $(BUILD)/results
-	@{ for t in $(UNIT_TESTS) tests/unit/test_analysis.py tests/unit/test_reproduce.py tests/unit/test_scaling.py; do \
+	@{ for t in $(UNIT_TESTS) tests/unit/test_analysis.py tests/unit/test_reproduce.py tests/unit/test_scaling.py tests/unit/test_flent.py; do \
 		$$t || echo "FAIL: unit: $$(basename $$t) exited $$?"; \
 	  done; \
 	  for t in $(UNIT_SAN_TESTS); do \

@@ -40,6 +40,7 @@ sys.path.insert(0, HERE)
 
 import analysis  # noqa: E402
 import dumbbell as db  # noqa: E402
+import flent_out  # noqa: E402
 
 SAMPLER = os.path.join(ROOT, "build", "testbed", "sampler")
 SAMPLE_INTERVAL_S = 0.010      # nominal
@@ -752,6 +753,7 @@ def main():
     with open(os.path.join(cfg.out, "summary.json"), "w") as f:
         json.dump(summary, f, indent=1, sort_keys=True)
         f.write("\n")
+    flent_out.write(cfg.out)  # nothing without an experiment's bins
     report(summary, cfg.out)
     if "error" in summary:
         return 2

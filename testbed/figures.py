@@ -19,17 +19,20 @@ experiment.py left them and writes into out/:
 - fig_cubic.png and cubic.md (also between its markers in out/README.md)
   from out/cubic/RATEmbit/FLOWSflows/NAME-I: CUBIC senders, PI, pie and
   dualpi2 at one delay target; mean and range over the runs, issue 23's
-  goals.
+  goals;
+- run.flent.gz beside every run (flent_out.py), for Flent.
 Invalid runs are left out and listed under the table.
 """
 
 import csv
+import glob
 import gzip
 import json
 import os
 import statistics
 
 import analysis
+import flent_out
 import study
 
 TABLE_BEGIN = "<!-- table1: written by scripts/reproduce -->"
@@ -530,6 +533,22 @@ def offloads(out):
     return [path]
 
 
+def flent_files(out):
+    """run.flent.gz beside every run under out that lacks one or is older
+    than its summary (runs made before experiment.py wrote them)."""
+    written = []
+    for summary in sorted(glob.glob(os.path.join(out, "**", "summary.json"), recursive=True)):
+        rundir = os.path.dirname(summary)
+        if os.path.basename(rundir) == "fidelity":
+            continue
+        path = os.path.join(rundir, flent_out.FILENAME)
+        if os.path.exists(path) and os.path.getmtime(path) >= os.path.getmtime(summary):
+            continue
+        if flent_out.write(rundir):
+            written.append(path)
+    return written
+
+
 def render(out):
     """Everything there is data for; the paths written."""
     runs = [r for r in table_runs(out) if usable(r[2])]
@@ -541,7 +560,8 @@ def render(out):
                               bin_series("loss_rate")))
         written.append(panels(out, runs, "fig4_queue.png", "queue (packets)", queue_series,
                               ymax=2600, target=target_of))
-    return written + sweep(out) + noise(out) + autotune(out) + offloads(out) + cubic(out)
+    return (written + sweep(out) + noise(out) + autotune(out) + offloads(out) + cubic(out)
+            + flent_files(out))
 
 
 def target_of(name):
