@@ -66,7 +66,8 @@ CHECKPATCH_FLAGS := --strict --no-tree --quiet --ignore CAMELCASE
 IPROUTE2_PATCHES := tc-patches/iproute2-6.1
 
 .PHONY: all modules plugins unit test functional fuzz fuzz-long demo reproduce check bench-account \
-	install uninstall dkms-install dkms-uninstall install-test \
+	install uninstall dkms-install dkms-uninstall install-test modules-install \
+	plugins-install dkms-tree deb deb-test \
 	patched-tc-test bench bench-core clean iproute2-patches \
 	testbed-test kernel-matrix fresh-root-test patched-tc test-debug debug-kernel-test
 
@@ -91,7 +92,7 @@ $(IPROUTE2)/.version:
 $(TC_OUT)/q_%.so: tc-patches/q_%.c tc-patches/aqm_util.h \
 		  kmod/include/uapi/linux/pkt_sched_aqm.h $(IPROUTE2)/.version
 	@mkdir -p $(TC_OUT)
-	$(CC) $(TC_CFLAGS) -o $@ $<
+	$(CC) $(TC_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $<
 
 $(BUILD)/unit/test_%: tests/unit/test_%.c tests/unit/aqm_test.h kmod/core/*.h
 	@mkdir -p $(BUILD)/unit
@@ -241,16 +242,20 @@ functional: all
 # ~/.cache/classic-aqm): modules built for each, the functional tests booted
 # on MATRIX_TEST's (the lifecycle tests and pi's traffic tests with the
 # plugins: every kind enqueues through the same glue, and make functional
-# runs them all on 6.1; the declarative cases that run tc with the patched
-# tc), the README's kernel table checked against what ran
+# runs them all on 6.1), the declarative cases that run tc with the patched
+# tc on MATRIX_PATCHED_TC's and with the suite's own tc on MATRIX_OWN_TC's,
+# the README's kernel table checked against what ran
 KERNEL_SUITES ?= trixie sid
-MATRIX_TEST ?= trixie
+MATRIX_TEST ?= trixie sid
 MATRIX_TEST_ARGS ?= --no-declarative --traffic-only pi
+MATRIX_PATCHED_TC ?= trixie
+MATRIX_OWN_TC ?= sid
 kernel-matrix: all $(PATCHED_TC)
 	@mkdir -p $(BUILD)/results
 	tools/kernel-matrix --system-kernel $(KVER) --suites "$(KERNEL_SUITES)" \
 		--test "$(MATRIX_TEST)" --test-args "$(MATRIX_TEST_ARGS)" \
-		--patched-tc --log $(BUILD)/results/kernels.log || true
+		--patched-tc "$(MATRIX_PATCHED_TC)" --own-tc "$(MATRIX_OWN_TC)" \
+		--log $(BUILD)/results/kernels.log || true
 
 # the dumbbell's fidelity check and a short pi run, through scripts/experiment
 # (which boots the VM) with its --out under the host's /tmp; under TCG it
@@ -282,7 +287,7 @@ debug-kernel-test: all $(FUZZER)
 
 # every stage runs whatever an earlier one did; a stage that exits
 # non-zero is one FAIL line, and the last line is always "N passed, N failed"
-TEST_STAGES := check unit functional kernel-matrix fuzz debug-kernel-test install-test \
+TEST_STAGES := check unit functional kernel-matrix fuzz debug-kernel-test install-test deb-test \
 	testbed-test fresh-root-test
 test:
 	@rm -rf $(BUILD)/results && mkdir -p $(BUILD)/results
@@ -354,36 +359,61 @@ MAN_DIR    := $(PREFIX)/share/man/man8
 MAN_PAGES  := $(QDISCS:%=doc/man/tc-%.8)
 DKMS_SRC   := /usr/src/classic-aqm-$(VERSION)
 
-install:
-	@for f in $(QDISCS:%=$(KMOD_OUT)/sch_%.ko) $(TC_PLUGINS); do \
+install: modules-install plugins-install
+
+modules-install:
+	@for f in $(QDISCS:%=$(KMOD_OUT)/sch_%.ko); do \
 		test -f $$f || { echo "install: no $$f: run make first" >&2; exit 1; }; done
-	install -d $(DESTDIR)$(MOD_DIR) $(DESTDIR)$(TC_LIBDIR) $(DESTDIR)$(MAN_DIR)
+	install -d $(DESTDIR)$(MOD_DIR)
 	install -m 0644 $(QDISCS:%=$(KMOD_OUT)/sch_%.ko) $(DESTDIR)$(MOD_DIR)/
+	depmod $(if $(DESTDIR),-b $(DESTDIR)) $(KVER)
+
+# the tc plugins and their man pages (classic-aqm-tc's content)
+plugins-install:
+	@for f in $(TC_PLUGINS); do \
+		test -f $$f || { echo "install: no $$f: run make first" >&2; exit 1; }; done
+	install -d $(DESTDIR)$(TC_LIBDIR) $(DESTDIR)$(MAN_DIR)
 	install -m 0644 $(TC_PLUGINS) $(DESTDIR)$(TC_LIBDIR)/
 	install -m 0644 $(MAN_PAGES) $(DESTDIR)$(MAN_DIR)/
-	depmod $(if $(DESTDIR),-b $(DESTDIR)) $(KVER)
 
 uninstall:
 	rm -f $(QDISCS:%=$(DESTDIR)$(MOD_DIR)/sch_%.ko) \
 		$(QDISCS:%=$(DESTDIR)$(TC_LIBDIR)/q_%.so) $(QDISCS:%=$(DESTDIR)$(MAN_DIR)/tc-%.8)
 	depmod $(if $(DESTDIR),-b $(DESTDIR)) $(KVER)
 
-# DKMS builds the modules for this and every later kernel
-dkms-install:
-	rm -rf $(DKMS_SRC)
-	install -d $(DKMS_SRC)
-	cp -r kmod $(DKMS_SRC)/
+# The module sources as DKMS takes them (classic-aqm-dkms's content):
+# kmod/ and dkms.conf with the version and the module list filled in
+dkms-tree:
+	rm -rf $(DESTDIR)$(DKMS_SRC)
+	install -d $(DESTDIR)$(DKMS_SRC)
+	cp -r kmod $(DESTDIR)$(DKMS_SRC)/
 	{ sed 's/@VERSION@/$(VERSION)/' dkms.conf.in; i=0; for q in $(QDISCS); do \
 		echo "BUILT_MODULE_NAME[$$i]=\"sch_$$q\""; \
 		echo "BUILT_MODULE_LOCATION[$$i]=\"kmod/\""; \
 		echo "DEST_MODULE_LOCATION[$$i]=\"/updates/dkms\""; i=$$((i + 1)); \
-	  done; } > $(DKMS_SRC)/dkms.conf
+	  done; } > $(DESTDIR)$(DKMS_SRC)/dkms.conf
+
+# DKMS builds the modules for this and every later kernel
+dkms-install: dkms-tree
 	dkms add classic-aqm/$(VERSION)
 	dkms install classic-aqm/$(VERSION) -k $(KVER)
 
 dkms-uninstall:
 	dkms remove classic-aqm/$(VERSION) --all
 	rm -rf $(DKMS_SRC)
+
+# Debian packages, classic-aqm-dkms and classic-aqm-tc, into build/deb
+# (debian/; tools/make-deb): built from a copy of the tree, lintian-checked
+DEB_OUT := $(BUILD)/deb
+deb: $(IPROUTE2)/.version
+	tools/make-deb $(DEB_OUT)
+
+# the packages installed with apt in a clean guest, used, purged
+deb-test: deb
+	@mkdir -p $(BUILD)/results && rm -f $(BUILD)/results/deb.log
+	$(VM_RUN) --kernel $(KVER) --no-modules -- tests/deb/run $(DEB_OUT) \
+		--log $(BUILD)/results/deb.log \
+		|| echo "FAIL: vm: deb test exited $$?" >> $(BUILD)/results/deb.log
 
 clean:
 	rm -rf $(BUILD)/kmod $(BUILD)/tc $(BUILD)/unit $(BUILD)/unit-san $(BUILD)/unit-m32 $(BUILD)/fuzz $(BUILD)/bench $(BUILD)/results $(BUILD)/testbed/sampler
