@@ -78,4 +78,20 @@ static inline void aqm_trim_to_limit(struct Qdisc *sch, u32 limit_pkts)
 	qdisc_tree_reduce_backlog(sch, dropped_pkts, dropped_bytes);
 }
 
+/*
+ * Newer kernels (after 6.12; 7.2 has it) count a qdisc's packets from
+ * qdisc_skb_cb()->pkt_segs, set once per skb at the root from its GSO
+ * segment count. Segments cut from a GSO skb inherit its cb, so each must
+ * say 1 again (as mainline tbf and cake do), or every counter of ours and
+ * of the parents counts the whole skb once per segment. Kbuild finds the
+ * field in the kernel's own headers (AQM_HAVE_PKT_SEGS): distributions
+ * backport it.
+ */
+static inline void aqm_skb_one_segment(struct sk_buff *skb)
+{
+#ifdef AQM_HAVE_PKT_SEGS
+	qdisc_skb_cb(skb)->pkt_segs = 1;
+#endif
+}
+
 #endif /* AQM_COMPAT_H */

@@ -49,6 +49,7 @@ static noinline int aqm_enqueue_segments(struct sk_buff *skb,
 
 		skb_mark_not_on_list(seg);
 		qdisc_skb_cb(seg)->pkt_len = seg_bytes;
+		aqm_skb_one_segment(seg);
 		if (enqueue_one(seg, sch, to_free) == NET_XMIT_SUCCESS) {
 			queued++;
 			queued_bytes += seg_bytes;
