@@ -88,6 +88,14 @@ def table_runs(out):
             for name, label, *_ in study.ALL]
 
 
+def save(plt, fig, path):
+    """Lay the figure out, write it as PNG and free it; its path."""
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return path
+
+
 def pyplot():
     os.environ.setdefault("MPLCONFIGDIR", os.path.join(os.path.dirname(
         os.path.dirname(os.path.abspath(__file__))), "build", "testbed", "matplotlib"))
@@ -124,10 +132,7 @@ def panels(out, runs, fname, ylabel, series, ymax=None, target=None):
                  % (rate_text(first["nominal"]["bandwidth_bps"]), first["topology"]["pairs"],
                     "/".join(sorted({str(r[2]["scale"]) for r in runs})),
                     first["host"]["kernel"]), fontsize=10)
-    fig.tight_layout()
-    path = os.path.join(out, fname)
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
+    path = save(plt, fig, os.path.join(out, fname))
     return path
 
 
@@ -285,10 +290,7 @@ def cubic(out):
             ax.set_ylabel("%s, %d flows" % (ylabel, flows))
             ax.grid(alpha=0.3)
         row[0].legend(fontsize=8)
-    fig.tight_layout()
-    path = os.path.join(out, "fig_cubic.png")
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
+    path = save(plt, fig, os.path.join(out, "fig_cubic.png"))
     return [os.path.join(out, "cubic.md"), path]
 
 
@@ -328,10 +330,7 @@ def sweep(out):
                       if p[0] != study.TABLE_RATE_MBIT})
     fig.suptitle("nominal run length %s; at %d Mbit/s the Table 1 runs" %
                  (", ".join(lengths), study.TABLE_RATE_MBIT), fontsize=9)
-    fig.tight_layout()
-    path = os.path.join(out, "fig5_bandwidth.png")
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
+    path = save(plt, fig, os.path.join(out, "fig5_bandwidth.png"))
     with open(os.path.join(out, "fig5.csv"), "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["configuration", "rate_mbit", "utilisation_pct", "queue_mean_pkts",
@@ -443,10 +442,7 @@ def autotune(out):
         ax.set_ylabel(ylabel)
         ax.grid(alpha=0.3)
     axes[0].legend(fontsize=8)
-    fig.tight_layout()
-    path = os.path.join(out, "fig_autotune.png")
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
+    path = save(plt, fig, os.path.join(out, "fig_autotune.png"))
     return [os.path.join(out, "autotune.md"), path]
 
 

@@ -56,8 +56,8 @@ def write(rundir):
                                 ("Utilisation (%)", "utilisation", 100),
                                 ("Loss rate (%)", "loss_rate", 100),
                                 ("Drop probability", "prob_mean", 1)):
-        results[name] = [None if _float(b[column]) is None else _float(b[column]) * scale
-                         for b in bins]
+        values = (_float(b[column]) for b in bins)
+        results[name] = [None if v is None else v * scale for v in values]
 
     start = datetime.datetime.fromisoformat(summary["date"]).astimezone(datetime.timezone.utc)
     t0 = start.timestamp()
