@@ -244,9 +244,11 @@ functional: all
 # plugins: every kind enqueues through the same glue, and make functional
 # runs them all on 6.1), the declarative cases that run tc with the patched
 # tc on MATRIX_PATCHED_TC's and with the suite's own tc on MATRIX_OWN_TC's,
-# the README's kernel table checked against what ran
+# the README's kernel table checked against what ran. The newest kernel
+# runs the functional tests (6.1 and it bracket the API changes met), Debian
+# 13's the declarative cases: CI's hour holds no more
 KERNEL_SUITES ?= trixie sid
-MATRIX_TEST ?= trixie sid
+MATRIX_TEST ?= sid
 MATRIX_TEST_ARGS ?= --no-declarative --traffic-only pi
 MATRIX_PATCHED_TC ?= trixie
 # the suites' own tc: about 12 minutes a suite here, beyond CI's budget

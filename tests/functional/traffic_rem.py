@@ -139,7 +139,10 @@ def test_udp_equilibrium(check):
         check(during[-1]["capacity_mode"] == "fixed", "udp: capacity fixed by bandwidth")
         check(rising[-1] > rising[0] and max(prices) > 0,
               "udp: the price rises under overload (%.3g -> %.3g)" % (rising[0], rising[-1]))
-        check(x > c * 1.5, "udp: arrivals x = %.3g exceed capacity c = %.3g per interval "
+        # The sender offers 2c; a starved guest delivers less of it to the
+        # router (0.82 against c = 0.66 in one CI run), and what follows
+        # holds for any real overload: p is checked against this run's c/x.
+        check(x > c * 1.15, "udp: arrivals x = %.3g exceed capacity c = %.3g per interval "
               "(%.0f updates/s, %.0f packets/s served)"
               % (x, c, per_second(timed, "updates"), per_second(timed, "packets")))
         # Under TCG the sender's packets arrive in bursts that the 2 ms
