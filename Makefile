@@ -67,7 +67,7 @@ IPROUTE2_PATCHES := tc-patches/iproute2-6.1
 
 .PHONY: all modules plugins unit test functional fuzz fuzz-long demo reproduce check bench-account \
 	install uninstall dkms-install dkms-uninstall install-test modules-install \
-	plugins-install dkms-tree deb deb-test \
+	plugins-install dkms-tree deb deb-test slurm-test \
 	patched-tc-test bench bench-core clean iproute2-patches \
 	testbed-test kernel-matrix fresh-root-test patched-tc test-debug debug-kernel-test
 
@@ -259,6 +259,13 @@ kernel-matrix: all $(PATCHED_TC)
 		--test "$(MATRIX_TEST)" --test-args "$(MATRIX_TEST_ARGS)" \
 		--patched-tc "$(MATRIX_PATCHED_TC)" --own-tc "$(MATRIX_OWN_TC)" \
 		--log $(BUILD)/results/kernels.log || true
+
+# a campaign of three short runs through scripts/reproduce --slurm on a
+# one-node Slurm started (and stopped) by the test itself
+slurm-test: all
+	@mkdir -p $(BUILD)/results
+	tests/slurm/run --log $(BUILD)/results/slurm.log \
+		|| echo "FAIL: slurm: run exited $$?" >> $(BUILD)/results/slurm.log
 
 # the dumbbell's fidelity check and a short pi run, through scripts/experiment
 # (which boots the VM) with its --out under the host's /tmp; under TCG it

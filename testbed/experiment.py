@@ -629,6 +629,9 @@ def main():
                "offloads": {"mode": cfg.offloads},
                "host": {"kernel": platform.release(), "machine": platform.machine(),
                         "in_vm": os.environ.get("AQM_IN_VM") == "1", "cpus": os.cpu_count(),
+                        # the machine it ran on (the VM's host), for campaigns
+                        "node": os.environ.get("AQM_HOST", platform.node()),
+                        "accel": os.environ.get("AQM_ACCEL", "native"),
                         "tc": tc_version}}
     net = None
     try:

@@ -60,6 +60,43 @@ def test_finished():
         check(not reproduce.finished(d, args("10")), "a truncated summary: not done")
 
 
+FAKE_EXPERIMENT = """#!/bin/sh
+# stands in for scripts/experiment: says what it got, fails on --fail
+echo "args: $* build: ${AQM_NO_BUILD:-}"
+[ "$1" != --fail ]
+"""
+
+
+def test_campaign():
+    campaign = reproduce.campaign
+    real = campaign.EXPERIMENT
+    with tempfile.TemporaryDirectory() as d:
+        campaign.EXPERIMENT = os.path.join(d, "experiment")
+        with open(campaign.EXPERIMENT, "w") as f:
+            f.write(FAKE_EXPERIMENT)
+        os.chmod(campaign.EXPERIMENT, 0o755)
+        tasks = [("sweep/200mbit/pi", ["--ok", "1"]), ("sweep/200mbit/rem", ["--fail"]),
+                 ("table/blue", ["--ok", "3"])]
+        logs = os.path.join(d, "logs")
+        failed = campaign.run_local(tasks, 2, {"PATH": os.environ["PATH"]}, logs)
+        check(failed == ["sweep/200mbit/rem"], "--jobs 2: the failing task is named (%s)" % failed)
+        with open(os.path.join(logs, "table_blue.log")) as f:
+            text = f.read()
+        check(text == "args: --ok 3 build: 1\n",
+              "--jobs 2: each task's output in its own log, built nothing (%r)" % text)
+        plan_dir = campaign.write_plan(tasks, d, {"AQM_KERNEL_ROOT": "/k", "HOME": "/h"})
+        with open(os.path.join(plan_dir, "plan.json")) as f:
+            plan = json.load(f)
+        check(plan["env"] == {"AQM_KERNEL_ROOT": "/k"} and len(plan["tasks"]) == 3,
+              "the plan holds the tasks and the kernel root, not the whole environment")
+        check(campaign.task_logs(plan_dir)["table/blue"]
+              == os.path.join(plan_dir, "logs", "2.log"), "task i logs to logs/i.log")
+        status = [campaign.run_task(os.path.join(plan_dir, "plan.json"), i) for i in range(3)]
+        check(status == [0, 1, 0], "an array task runs the plan's task of its index (%s)" % status)
+    campaign.EXPERIMENT = real
+
+
 if __name__ == "__main__":
     test_finished()
+    test_campaign()
     raise SystemExit(1 if failures else 0)
