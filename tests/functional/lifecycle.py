@@ -45,8 +45,6 @@ CHANGES = {
              "bandwidth auto", "avpkt 1000", "bytemode", "nobytemode", "ecn", "noecn",
              "harddrop", "noharddrop", "limit 1000"),
 }
-# ARP and the like may cross the qdisc besides the flow
-LEDGER_SLACK = 3
 FLOOD_PPS = 2000
 
 
@@ -101,10 +99,10 @@ def test_changes(kind, check):
         check(q["drops"] > 0 and q["qlen"] == 0 and q["backlog"] == 0,
               "overloaded, then drained to empty (drops %d, qlen %d, backlog %d)"
               % (q["drops"], q["qlen"], q["backlog"]))
-        check(abs(arrivals - received) <= LEDGER_SLACK,
+        check(arrivals == received,
               "ledger: sent + dropped + queued = packets in (%d + %d + %d = %d, router got %d)"
               % (q["packets"], q["drops"], q["qlen"], arrivals, received))
-        check(abs(q["packets"] - delivered) <= LEDGER_SLACK,
+        check(q["packets"] == delivered,
               "ledger: sent = received downstream (%d, receiver got %d)"
               % (q["packets"], delivered))
 

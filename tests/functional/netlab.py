@@ -65,6 +65,14 @@ class Lab:
             sh("ethtool -K veth-in gro on", RTR)
         sh("ip route add default via %s" % RTR_IN_IP, SRC)
         sh("ip route add default via %s" % RTR_IP, DST)
+        # static neighbours: no ARP crosses the qdisc under test (a slow
+        # kernel's re-probes did), so the ledgers can be exact
+        for ns, dev, ip, peer_ns, peer_dev in ((SRC, "eth0", RTR_IN_IP, RTR, "veth-in"),
+                                               (RTR, "veth-in", SRC_IP, SRC, "eth0"),
+                                               (RTR, RTR_IF, DST_IP, DST, "eth0"),
+                                               (DST, "eth0", RTR_IP, RTR, RTR_IF)):
+            sh("ip neigh replace %s lladdr %s dev %s nud permanent"
+               % (ip, link_address(peer_ns, peer_dev), dev), ns)
         self.servers = []
         return self
 
@@ -221,6 +229,10 @@ def udp_flood(pps, seconds, size=1400):
     return subprocess.Popen(["ip", "netns", "exec", SRC, "/usr/bin/python3", "-c",
                              UDP_SENDER, DST_IP, str(pps), str(seconds), str(size)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def link_address(ns, dev):
+    return json.loads(sh("ip -j link show dev %s" % dev, ns).stdout)[0]["address"]
 
 
 def set_sysctl(ns, name, value):
