@@ -4,9 +4,9 @@ campaign command (scripts/reproduce) decides which tasks are missing, and
 finds what each wrote in the same tree whichever way it ran.
 
 Slurm: the plan (every task's arguments) is written beside the results, in
-OUT/.campaign/STAMP/, with a script that `sbatch --array=0-(N-1)` runs once
-per task; the task picks its arguments by SLURM_ARRAY_TASK_ID and writes its
-log to OUT/.campaign/STAMP/logs/TASK.log. Nothing is built on the compute
+OUT/.campaign/STAMP/plan.json; `sbatch --array=0-(N-1) --wrap` runs this
+file once per task, which picks its arguments by SLURM_ARRAY_TASK_ID and
+logs to OUT/.campaign/STAMP/logs/INDEX.log. Nothing is built on the compute
 nodes: the submitting command builds first (AQM_NO_BUILD=1 in every task)."""
 
 import json
