@@ -57,6 +57,7 @@ CPPCHECK_FLAGS := -q --enable=warning,style,performance,portability --std=c11 \
 
 VM_RUN := $(CURDIR)/testbed/vm/run $(if $(KROOT),--root $(KROOT))
 SAMPLER := $(BUILD)/testbed/sampler
+SHORTFLOWS := $(BUILD)/testbed/shortflows
 
 CHECKPATCH := $(BUILD)/checkpatch/scripts/checkpatch.pl
 # Qdisc and Qdisc_ops are the kernel's names; the compat header must test
@@ -71,10 +72,13 @@ IPROUTE2_PATCHES := tc-patches/iproute2-6.1
 	patched-tc-test bench bench-core clean iproute2-patches \
 	testbed-test kernel-matrix fresh-root-test patched-tc test-debug debug-kernel-test
 
-all: modules plugins $(SAMPLER)
+all: modules plugins $(SAMPLER) $(SHORTFLOWS)
 
 $(SAMPLER): testbed/sampler.c kmod/include/uapi/linux/pkt_sched_aqm.h
 	$(MAKE) -C testbed BUILD=$(BUILD)
+
+$(SHORTFLOWS): testbed/shortflows.c
+	$(MAKE) -C testbed BUILD=$(BUILD) $@
 
 modules:
 	@test -n "$(KVER)" || { echo "no kernel headers found: set KDIR or KROOT" >&2; exit 1; }
@@ -116,9 +120,9 @@ $(BUILD)/unit-m32/div64_check-%.o: tests/unit/div64_check.c kmod/core/*.h
 	@mkdir -p $(BUILD)/unit-m32
 	$(CC) $(UNIT_CFLAGS) -m32 -$* -fkeep-inline-functions -c -o $@ $<
 
-unit: $(UNIT_TESTS) $(UNIT_SAN_TESTS) $(UNIT_M32_TESTS) $(DIV64_CHECKS)
+unit: $(UNIT_TESTS) $(UNIT_SAN_TESTS) $(UNIT_M32_TESTS) $(DIV64_CHECKS) $(SHORTFLOWS)
 	@mkdir -p $(BUILD)/results
-	@{ for t in $(UNIT_TESTS) tests/unit/test_analysis.py tests/unit/test_reproduce.py tests/unit/test_scaling.py tests/unit/test_flent.py; do \
+	@{ for t in $(UNIT_TESTS) tests/unit/test_analysis.py tests/unit/test_reproduce.py tests/unit/test_scaling.py tests/unit/test_flent.py tests/unit/test_scenario.py; do \
 		$$t || echo "FAIL: unit: $$(basename $$t) exited $$?"; \
 	  done; \
 	  for t in $(UNIT_SAN_TESTS); do \
@@ -127,12 +131,7 @@ unit: $(UNIT_TESTS) $(UNIT_SAN_TESTS) $(UNIT_M32_TESTS) $(DIV64_CHECKS)
 		else echo "FAIL: sanitizers: $$(basename $$t) under ASan and UBSan"; \
 			printf '%s\n' "$$out" | grep -v '^PASS' | head -20; fi; \
 	  done; \
-	  for t in $(UNIT_M32_TESTS); do \
-		if out=$$($$t 2>&1) && ! printf '%s\n' "$$out" | grep -q '^FAIL'; \
-		then echo "PASS: m32: $$(basename $$t) built and run with -m32"; \
-		else echo "FAIL: m32: $$(basename $$t) built and run with -m32"; \
-			printf '%s\n' "$$out" | grep -v '^PASS' | head -20; fi; \
-	  done; \
+	  tests/unit/run-m32 $(UNIT_M32_TESTS); \
 	  if ! undef=$$(nm -u $(DIV64_CHECKS)); \
 	  then echo "FAIL: m32: nm -u on the 32-bit object of kmod/core/*.h"; \
 	  elif printf '%s\n' "$$undef" | grep -wE '__u?(div|mod)di3'; \
@@ -352,9 +351,9 @@ check: $(CHECKPATCH) modules $(IPROUTE2)/.version
 	  if ! groff -man -ww -z -Tutf8 $(MAN_PAGES) 2>&1 | grep .; \
 	  then echo "PASS: hygiene: man pages render without warnings"; \
 	  else echo "FAIL: hygiene: man pages render without warnings"; fi; \
-	  if cppcheck $(CPPCHECK_FLAGS) tc-patches/q_*.c testbed/sampler.c; \
-	  then echo "PASS: hygiene: cppcheck on the tc plugins and the sampler"; \
-	  else echo "FAIL: hygiene: cppcheck on the tc plugins and the sampler"; fi; \
+	  if cppcheck $(CPPCHECK_FLAGS) tc-patches/q_*.c testbed/sampler.c testbed/shortflows.c; \
+	  then echo "PASS: hygiene: cppcheck on the tc plugins and the testbed tools"; \
+	  else echo "FAIL: hygiene: cppcheck on the tc plugins and the testbed tools"; fi; \
 	} | tee $(BUILD)/results/check.log
 
 # Installation: modules under /lib/modules/KVER/updates (depmod run), tc
@@ -427,4 +426,4 @@ deb-test: deb
 		|| echo "FAIL: vm: deb test exited $$?" >> $(BUILD)/results/deb.log
 
 clean:
-	rm -rf $(BUILD)/kmod $(BUILD)/tc $(BUILD)/unit $(BUILD)/unit-san $(BUILD)/unit-m32 $(BUILD)/fuzz $(BUILD)/bench $(BUILD)/results $(BUILD)/testbed/sampler
+	rm -rf $(BUILD)/kmod $(BUILD)/tc $(BUILD)/unit $(BUILD)/unit-san $(BUILD)/unit-m32 $(BUILD)/fuzz $(BUILD)/bench $(BUILD)/results $(BUILD)/testbed/sampler $(SHORTFLOWS)

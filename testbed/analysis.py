@@ -7,7 +7,9 @@ Inputs, as experiment.py writes them:
   (interval end), `cwnd_pkts`, `goodput_bps` (receiver side, nominal).
 
 Time in nominal seconds, rates in nominal bit/s, delays in nominal ms: the
-emulated link runs at rate / k for k times as long.
+emulated link runs at rate / k for k times as long. A link rate is a number,
+or a schedule [(from_s, bit/s), ...] in time order for a link whose
+capacity changes during the run (the first entry holds from the start).
 """
 
 import csv
@@ -61,22 +63,43 @@ def delta(a, b):
             "marks": (b["ecn_marks"] or 0) - (a["ecn_marks"] or 0)}
 
 
-def rates(d, rate_emul_bps):
-    util = d["bytes"] * 8 / (rate_emul_bps * d["t_emul_s"]) if d["t_emul_s"] > 0 else None
+def rate_at(rate, t_s):
+    """The link's nominal rate at nominal time t_s."""
+    if not isinstance(rate, (list, tuple)):
+        return rate
+    current = rate[0][1]
+    for start, bps in rate:
+        if start > t_s:
+            break
+        current = bps
+    return current
+
+
+def possible_bits(rate, scale, a, b):
+    """What the link could send between samples a and b (a schedule's
+    steps between them included)."""
+    if not isinstance(rate, (list, tuple)):
+        return rate / scale * (b["t_us"] - a["t_us"]) / 1e6
+    edges = [a["t_s"]] + [t for t, _ in rate if a["t_s"] < t < b["t_s"]] + [b["t_s"]]
+    return sum(rate_at(rate, x) * (y - x) for x, y in zip(edges, edges[1:]))
+
+
+def rates(d, bits):
+    """Utilisation of `bits` the link could send, and loss rate."""
+    util = d["bytes"] * 8 / bits if d["t_emul_s"] > 0 and bits > 0 else None
     loss = d["drops"] / d["arrivals"] if d["arrivals"] > 0 else 0.0
     return util, loss
 
 
 def queue_delay_ms(sample, rate_nominal_bps):
     """Delay a packet arriving at this sample would see, nominal ms."""
-    return sample["backlog_bytes"] * 8 / rate_nominal_bps * 1e3
+    return sample["backlog_bytes"] * 8 / rate_at(rate_nominal_bps, sample["t_s"]) * 1e3
 
 
 def bins(samples, flows, rate_nominal_bps, scale, bin_s=1.0):
     """One row per bin_s of nominal time: utilisation, loss rate, queue,
     mean goodput of each flow. Counters are differenced between the last
     samples of consecutive bins."""
-    rate_emul = rate_nominal_bps / scale
     by_bin, goodput = {}, {}
     for s in samples:
         by_bin.setdefault(math.floor(s["t_s"] / bin_s), []).append(s)
@@ -90,7 +113,7 @@ def bins(samples, flows, rate_nominal_bps, scale, bin_s=1.0):
         if prev is None:
             prev = inside[0]
         d = delta(prev, inside[-1])
-        util, loss = rates(d, rate_emul)
+        util, loss = rates(d, possible_bits(rate_nominal_bps, scale, prev, inside[-1]))
         q = [s["qlen_pkts"] for s in inside]
         p = [s["prob"] for s in inside if s["prob"] is not None]
         row = {"t_s": b * bin_s, "utilisation": util, "loss_rate": loss,
@@ -105,6 +128,26 @@ def bins(samples, flows, rate_nominal_bps, scale, bin_s=1.0):
         rows.append(row)
         prev = inside[-1]
     return rows
+
+
+# Student's t, two-sided 95%, by degrees of freedom (1-30); 1.96 beyond
+T95 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+       2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+       2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042)
+
+
+def mean_ci(values):
+    """Mean and the half-width of its 95% confidence interval over runs
+    (Student's t: runs are few); None for values that are None. One value
+    has no interval (None)."""
+    xs = [x for x in values if x is not None]
+    if not xs:
+        return {"n": 0, "mean": None, "ci95": None}
+    if len(xs) == 1:
+        return {"n": 1, "mean": xs[0], "ci95": None}
+    t = T95[len(xs) - 2] if len(xs) - 1 <= len(T95) else 1.96
+    return {"n": len(xs), "mean": statistics.fmean(xs),
+            "ci95": t * statistics.stdev(xs) / math.sqrt(len(xs))}
 
 
 def jain(xs):
@@ -151,12 +194,11 @@ def busy_service(samples, rate_nominal_bps, scale):
     the link can send, in the sample intervals that start with at least an
     interval's worth of bytes queued (the link cannot have idled in them).
     Near 1 when the emulation keeps up; below when the machine stalls."""
-    rate_emul = rate_nominal_bps / scale
     sent = capacity = 0.0
     intervals = 0
     for a, b in zip(samples, samples[1:]):
         d = delta(a, b)
-        can_send = rate_emul * d["t_emul_s"] / 8
+        can_send = rate_at(rate_nominal_bps, a["t_s"]) / scale * d["t_emul_s"] / 8
         if d["t_emul_s"] > 0 and a["backlog_bytes"] >= can_send:
             sent += d["bytes"]
             capacity += can_send
@@ -165,14 +207,15 @@ def busy_service(samples, rate_nominal_bps, scale):
             "ratio": sent / capacity if capacity else None}
 
 
-def summary(samples, flows, rate_nominal_bps, scale, window, interval_s):
-    """Figures over the nominal time window (t0, t1)."""
+def summary(samples, flows, rate_nominal_bps, scale, window, interval_s, fair_flows=None):
+    """Figures over the nominal time window (t0, t1); Jain's index and the
+    synchronisation over fair_flows (the long TCP flows; default all)."""
     t0, t1 = window
     inside = [s for s in samples if t0 <= s["t_s"] <= t1]
     if len(inside) < 2:
         return {"error": "fewer than two queue samples in the window"}
     d = delta(inside[0], inside[-1])
-    util, loss = rates(d, rate_nominal_bps / scale)
+    util, loss = rates(d, possible_bits(rate_nominal_bps, scale, inside[0], inside[-1]))
     q = [s["qlen_pkts"] for s in inside]
     delays = [queue_delay_ms(s, rate_nominal_bps) for s in inside]
     probs = [s["prob"] for s in inside if s["prob"] is not None]
@@ -180,7 +223,8 @@ def summary(samples, flows, rate_nominal_bps, scale, window, interval_s):
     for f in sorted({fl["flow"] for fl in flows}):
         g = [fl["goodput_bps"] for fl in flows if fl["flow"] == f and t0 < fl["t_s"] <= t1]
         goodput[f] = statistics.fmean(g) if g else None
-    in_window = [fl for fl in flows if t0 < fl["t_s"] <= t1]
+    fair = set(goodput) if fair_flows is None else set(fair_flows) & set(goodput)
+    in_window = [fl for fl in flows if t0 < fl["t_s"] <= t1 and fl["flow"] in fair]
     out = {"window_s": [t0, t1],
            "utilisation": util, "loss_rate": loss,
            "arrivals_pkts": d["arrivals"], "drops_pkts": d["drops"], "ecn_marks": d["marks"],
@@ -189,14 +233,43 @@ def summary(samples, flows, rate_nominal_bps, scale, window, interval_s):
                           **{"p%d" % p: percentile(q, p) for p in (5, 25, 50, 75, 95, 99)}},
            "queue_delay_ms": {"mean": statistics.fmean(delays),
                               "std": statistics.pstdev(delays),
-                              **{"p%d" % p: percentile(delays, p) for p in (50, 95, 99)}},
+                              **{"p%d" % p: percentile(delays, p) for p in (50, 90, 95, 99)}},
            "prob_mean": statistics.fmean(probs) if probs else None,
            "goodput_mbps": {str(f): g / 1e6 if g is not None else None
                             for f, g in goodput.items()},
-           "jain_index": jain(list(goodput.values())),
+           "jain_index": jain([goodput[f] for f in sorted(fair)]),
            "synchronisation": synchronisation(in_window, interval_s),
            "busy_service": busy_service(inside, rate_nominal_bps, scale)}
     return out
+
+
+def probe_summary(probes, lost, window):
+    """The latency probe's delay over propagation, nominal ms, in the
+    window: what a new flow's packets wait for."""
+    t0, t1 = window
+    d = [p["delay_ms"] for p in probes if t0 <= p["t_s"] <= t1]
+    if not d:
+        return {"samples": 0, "lost": lost}
+    return {"samples": len(d), "lost": lost, "mean_ms": statistics.fmean(d),
+            **{"p%d_ms" % p: percentile(d, p) for p in (50, 90, 99)}}
+
+
+def short_flow_summary(rows, window):
+    """Completion times of the short flows started in the window, nominal
+    ms, over all sizes and size by size; a flow not completed counts as
+    one (its time is unknown, so it is left out of the percentiles)."""
+    t0, t1 = window
+    inside = [r for r in rows if t0 <= r["start_s"] <= t1]
+    if not inside:
+        return {"flows": 0}
+
+    def fcts(rs):
+        done = [r["fct_ms"] for r in rs if r["fct_ms"] is not None]
+        return {"flows": len(rs), "completed": len(done),
+                **{"p%d_ms" % p: percentile(done, p) for p in (50, 90, 99)}}
+    return dict(fcts(inside), by_size={str(size): fcts([r for r in inside
+                                                         if r["size_bytes"] == size])
+                                       for size in sorted({r["size_bytes"] for r in inside})})
 
 
 def jitter(samples, interval_us):

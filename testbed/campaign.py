@@ -19,6 +19,42 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXPERIMENT = os.path.join(ROOT, "scripts", "experiment")
 
 
+def options(argv):
+    """An experiment command line as {option: value} (a flag's value is
+    True), the paths of this machine aside (--out's directory; --tc, which
+    scripts/experiment adds for a kernel root's tc, whose version the
+    summary records): the order of options does not matter, and a tree moved
+    or cloned elsewhere (another checkout, a cluster's shared filesystem)
+    keeps its runs."""
+    out, i = {}, 0
+    while i < len(argv):
+        if i + 1 < len(argv) and not argv[i + 1].startswith("--"):
+            out[argv[i]] = argv[i + 1]
+            i += 2
+        else:
+            out[argv[i]] = True
+            i += 1
+    out.pop("--out", None)
+    out.pop("--tc", None)
+    return out
+
+
+def finished(outdir, args):
+    """A valid, complete run made with the same experiment arguments, the
+    scale and the output's path aside: --scale auto takes a run made at any
+    scale that passed its fidelity check, --scale K one that ran at k = K
+    (auto's choice too)."""
+    try:
+        with open(os.path.join(outdir, "summary.json")) as f:
+            s = json.load(f)
+    except (OSError, ValueError):
+        return False
+    made, asked = options(s.get("command", [])[1:]), options(args)
+    if "--scale" in made and asked.get("--scale") in ("auto", str(s.get("scale"))):
+        made["--scale"] = asked["--scale"]
+    return bool(s.get("valid") and "results" in s and "error" not in s and made == asked)
+
+
 def build(tasks, env):
     """Everything the tasks need, built once before any starts: what
     scripts/experiment builds for the first task of each qdisc kind."""
@@ -36,11 +72,13 @@ def run_local(tasks, jobs, env, log_dir):
     env = dict(env, AQM_NO_BUILD="1")
     failed, running, pending = [], [], list(enumerate(tasks, 1))
     t0 = time.monotonic()
+    ended = 0
     while pending or running:
         while pending and len(running) < jobs:
             i, (label, argv) = pending.pop(0)
-            print("campaign: [%d/%d] %s (%.0f min elapsed)"
-                  % (i, len(tasks), label, (time.monotonic() - t0) / 60), flush=True)
+            print("campaign: [%d/%d] %s (%s)"
+                  % (i, len(tasks), label, progress(time.monotonic() - t0, ended, len(tasks))),
+                  flush=True)
             out = None
             if jobs > 1:
                 os.makedirs(log_dir, exist_ok=True)
@@ -54,6 +92,7 @@ def run_local(tasks, jobs, env, log_dir):
             if proc.poll() is None:
                 continue
             running.remove(entry)
+            ended += 1
             if out:
                 out.close()
             if proc.returncode:
@@ -62,6 +101,15 @@ def run_local(tasks, jobs, env, log_dir):
                     label, proc.returncode,
                     "; log %s" % out.name if out else ""), flush=True)
     return failed
+
+
+def progress(elapsed_s, ended, total):
+    """Time so far and, once a task has ended, the time left at the mean
+    pace so far."""
+    text = "%.0f min elapsed" % (elapsed_s / 60)
+    if ended:
+        text += ", about %.0f min left" % (elapsed_s / ended * (total - ended) / 60)
+    return text
 
 
 def log_name(label):

@@ -1,7 +1,9 @@
-"""The study's dumbbell as a Mininet topology, and the path set-up that makes
-the AQM the only queue that builds.
+"""The dumbbell as a Mininet topology, and the path set-up that makes the
+AQM the only queue that builds. A scenario (testbed/scenario.py) gives the
+pairs, their round trips and the bottleneck's delay; the study's is four
+pairs of 44-48 ms.
 
-    S1..S4 -- N1 ==bottleneck==> N2 -- R1..R4
+    S1..Sn -- N1 ==bottleneck==> N2 -- R1..Rn
 
 Hosts are wired straight to two LinuxRouter-style nodes: no switch, no Open
 vSwitch, no controller. Dumbbell.build() only wires; configure() then sets,
@@ -12,7 +14,7 @@ for a time scale k (rates / k, delays * k, packet counts unchanged):
   handle 10:. htb never queues in front of the leaf.
 - Propagation delay only on the ACK path, with netem on router egresses
   that carry no data: N2 -> N1 holds the bottleneck's two-way delay, N1 -> Si
-  the access links' two-way delay of pair i. netem can neither hold data
+  the rest of pair i's round trip. netem can neither hold data
   behind the AQM nor drop it (its limit is far above any window).
 - TSO, GSO and GRO off everywhere (one skb is one packet; with
   set_offloads(net, on=True) the veth's defaults instead, and GRO on at
@@ -20,7 +22,8 @@ for a time scale k (rates / k, delays * k, packet counts unchanged):
   receivers acknowledge every packet (route quickack, and no SACK
   compression during recovery), socket buffers sized
   for a window of about WINDOW_PKTS, no cached TCP metrics between runs, and
-  the senders' minimum RTO scaled with k.
+  the senders' minimum RTO scaled with k; a pair's initial window and ECN
+  as the scenario says.
 
 - Each sender's egress: htb at the access rate (1 Gbit/s nominal, scaled
   like the bottleneck), so a window leaves a sender no faster than its
@@ -30,7 +33,8 @@ for a time scale k (rates / k, delays * k, packet counts unchanged):
 Use from a Mininet script:
     net = Mininet(topo=Dumbbell(), controller=None); net.start()
     set_offloads(net, on=False)
-    configure(net, scale=10, leaf="pi limit 2500 target 1000")
+    configure(net, scale=10, leaf="pi limit 2500 target 1000",
+              rate_bps=1e9, scen=scenario.load("study"))
 """
 
 import json
@@ -38,15 +42,9 @@ import json
 from mininet.node import Node
 from mininet.topo import Topo
 
-PAIRS = 4
-BOTTLENECK_RATE_BPS = 1e9
-BOTTLENECK_DELAY_S = 0.020            # one way
 ACCESS_RATE_BPS = 1e9
-ACCESS_DELAY_S = (0.001, 0.002, 0.002, 0.002)  # one way, Si-N1 and Ri-N2
-BUFFER_PKTS = 2500
 WINDOW_PKTS = 8000                    # receiver window (ns-2 window_)
 MSS_BYTES = 1448
-START_GAP_S = 0.1                     # between flow starts
 RTO_MIN_S = 0.2
 SHAPER_BURST_S = 0.010                # htb burst, in wall time (not scaled)
 NETEM_LIMIT_PKTS = 1000000
@@ -64,11 +62,6 @@ def receiver_ip(i):
     return "10.1.%d.1" % i
 
 
-def rtt_nominal_s(i):
-    """Two-way propagation delay of pair i (1-based), nominal."""
-    return 2 * (2 * ACCESS_DELAY_S[i - 1] + BOTTLENECK_DELAY_S)
-
-
 class LinuxRouter(Node):
     """A node that forwards IPv4 and carries static routes."""
 
@@ -82,7 +75,7 @@ class LinuxRouter(Node):
 class Dumbbell(Topo):
     """Si on N1, Ri on N2, N1-N2 the bottleneck. Wiring only."""
 
-    def build(self, pairs=PAIRS):
+    def build(self, pairs):
         # ip: each router's first interface (Mininet would invent one)
         n1 = self.addNode("n1", cls=LinuxRouter, ip="10.255.0.1/30",
                           routes=["10.1.0.0/16 via 10.255.0.2"])
@@ -116,10 +109,10 @@ def tc_time(seconds):
     return "%dus" % round(seconds * 1e6)
 
 
-def configure(net, scale, leaf, rate_bps=BOTTLENECK_RATE_BPS):
+def configure(net, scale, leaf, rate_bps, scen):
     """Set up every node for time scale `scale` with `leaf` (a tc qdisc
-    spec, "pfifo limit 8000") as the bottleneck's AQM. Call set_offloads()
-    once before."""
+    spec, "pfifo limit 8000") as the bottleneck's AQM at rate_bps (nominal)
+    and scenario scen's round trips. Call set_offloads() once before."""
     # 2 * window * MSS: Linux advertises half the receive buffer (6.1)
     rmem_bytes = 2 * WINDOW_PKTS * MSS_BYTES
     sysctls = ("net.ipv6.conf.all.disable_ipv6=1",
@@ -128,36 +121,46 @@ def configure(net, scale, leaf, rate_bps=BOTTLENECK_RATE_BPS):
                # a duplicate ACK per packet in recovery too, as ns-2 sends
                "net.ipv4.tcp_comp_sack_nr=0",
                "net.ipv4.tcp_rmem='4096 131072 %d'" % rmem_bytes,
-               "net.ipv4.tcp_wmem='4096 131072 %d'" % (2 * rmem_bytes))
+               "net.ipv4.tcp_wmem='4096 131072 %d'" % (2 * rmem_bytes),
+               # 1: ask for ECN; 2 (Linux's default): only accept it
+               "net.ipv4.tcp_ecn=%d" % (1 if scen["ecn"] else 2))
     for node in net.hosts:
         run(node, "sysctl -qw " + " ".join(sysctls))
     n1, n2 = net["n1"], net["n2"]
-    pairs = len([h for h in net.hosts if h.name.startswith("s")])
-    for i in range(1, pairs + 1):
+    pairs = len(scen["pairs"])
+    for i, pair in enumerate(scen["pairs"], 1):
         s, r = net["s%d" % i], net["r%d" % i]
         run(r, "ip route change default via 10.1.%d.254 quickack 1" % i)
-        run(s, "ip route change default via 10.0.%d.254 rto_min %dms"
-            % (i, round(RTO_MIN_S * scale * 1e3)))
-        access_rtt_s = 2 * 2 * ACCESS_DELAY_S[i - 1]
+        initcwnd = " initcwnd %d" % pair["initcwnd"] if pair.get("initcwnd") else ""
+        run(s, "ip route change default via 10.0.%d.254 rto_min %dms%s"
+            % (i, round(RTO_MIN_S * scale * 1e3), initcwnd))
+        access_rtt_s = (pair["rtt_ms"] - 2 * scen["bottleneck_delay_ms"]) / 1e3
         run(n1, "tc qdisc replace dev n1-s%d root netem delay %s limit %d"
             % (i, tc_time(access_rtt_s * scale), NETEM_LIMIT_PKTS))
     run(n2, "tc qdisc replace dev %s root netem delay %s limit %d"
-        % (REVERSE_DEV, tc_time(2 * BOTTLENECK_DELAY_S * scale), NETEM_LIMIT_PKTS))
+        % (REVERSE_DEV, tc_time(2 * scen["bottleneck_delay_ms"] / 1e3 * scale),
+           NETEM_LIMIT_PKTS))
     for i in range(1, pairs + 1):
         shaper(net["s%d" % i], "s%d-eth0" % i, ACCESS_RATE_BPS / scale)
     shaper(n1, BOTTLENECK_DEV, rate_bps / scale)
     set_leaf(net, leaf)
 
 
-def shaper(node, dev, rate_bps):
-    """htb at rate_bps on dev's egress, class 1:1; its burst is 10 ms of
-    the rate, enough for htb timers that fire late under TCG."""
+def shaper_class(dev, rate_bps, verb="add"):
+    """The tc command of htb's class 1:1 at rate_bps; its burst is 10 ms
+    of the rate, enough for htb timers that fire late under TCG."""
     burst_bytes = max(3000, round(rate_bps / 8 * SHAPER_BURST_S))
+    return ("tc class %s dev %s parent 1: classid 1:1 htb rate %dbit ceil %dbit "
+            "burst %d cburst %d quantum 1514"
+            % (verb, dev, rate_bps, rate_bps, burst_bytes, burst_bytes))
+
+
+def shaper(node, dev, rate_bps):
+    """htb at rate_bps on dev's egress, class 1:1."""
     # a new shaper each time (htb cannot change its root parameters)
     node.cmd("tc qdisc del dev %s root" % dev)
     run(node, "tc qdisc add dev %s root handle 1: htb default 1" % dev)
-    run(node, "tc class add dev %s parent 1: classid 1:1 htb rate %dbit ceil %dbit "
-        "burst %d cburst %d quantum 1514" % (dev, rate_bps, rate_bps, burst_bytes, burst_bytes))
+    run(node, shaper_class(dev, rate_bps))
 
 
 def set_offloads(net, on):

@@ -10,18 +10,20 @@ are "TCP upload::I" in Mbit/s with their sum and average; the bottleneck
 queue is there too, as series Flent's own plots do not draw but its
 metadata and any custom plot can use: "Queueing delay (ms)", "Queue
 (packets)", "Utilisation (%)", "Loss rate (%)" and the AQM's mean drop
-probability. There is no ping series: the testbed measures the delay a
-packet meets at the queue, not an ICMP round trip, and does not pretend to.
-The metadata carries the qdisc and its parameters (nominal and emulated),
-the time scale k, the congestion control, the kernel and the run's
-validity.
+probability. A scenario with a latency probe gives "Ping (ms) ICMP" too,
+as in Flent's own tests: the mean round trip of the pings in each bin
+(probe.csv.gz, nominal ms). The metadata carries the scenario, the qdisc
+and its parameters (nominal and emulated), the time scale k, the
+congestion controls, the kernel and the run's validity.
 """
 
 import csv
 import datetime
 import gzip
 import json
+import math
 import os
+import statistics
 
 FORMAT_VERSION = 4        # Flent 2.x's data file format
 FILENAME = "run.flent.gz"
@@ -51,6 +53,19 @@ def write(rundir):
                 if results["TCP upload::%d" % f][i] is not None] for i in range(len(bins))]
     results["TCP upload sum"] = [sum(v) if v else None for v in per_bin]
     results["TCP upload avg"] = [sum(v) / len(v) if v else None for v in per_bin]
+    bin_s = x_values[1] - x_values[0] if len(x_values) > 1 else 1.0
+    pings, raw_pings = {}, []
+    try:
+        with gzip.open(os.path.join(rundir, "probe.csv.gz"), "rt") as f:
+            for row in csv.DictReader(f):
+                t, rtt = float(row["t_s"]), float(row["rtt_ms"])
+                pings.setdefault(math.floor(t / bin_s), []).append(rtt)
+                raw_pings.append((t, rtt))
+    except OSError:
+        pass
+    if pings:
+        results["Ping (ms) ICMP"] = [statistics.fmean(pings[i]) if i in pings else None
+                                     for i in (round(x / bin_s) for x in x_values)]
     for name, column, scale in (("Queueing delay (ms)", "delay_mean_ms", 1),
                                 ("Queue (packets)", "qlen_mean_pkts", 1),
                                 ("Utilisation (%)", "utilisation", 100),
@@ -73,7 +88,7 @@ def write(rundir):
         "T0": stamp,
         "LENGTH": nominal.get("duration_s"),
         "TOTAL_LENGTH": x_values[-1],
-        "STEP_SIZE": x_values[1] - x_values[0] if len(x_values) > 1 else 1.0,
+        "STEP_SIZE": bin_s,
         "TEST_PARAMETERS": {"upload_streams": str(len(flows))},
         "HOST": "classic-aqm dumbbell",
         "LOCAL_HOST": "senders s1-s%d" % topology.get("pairs", 0),
@@ -81,7 +96,8 @@ def write(rundir):
         "NOTE": "classic-aqm testbed run (nominal time; %s)"
                 % ("valid" if summary.get("valid") else "INVALID: " +
                    summary.get("invalid_reason", "fidelity check failed")),
-        "AQM": {"qdisc": nominal.get("aqm"), "parameters": nominal.get("aqm_args"),
+        "AQM": {"scenario": summary.get("scenario", {}).get("name", "study"),
+                "qdisc": nominal.get("aqm"), "parameters": nominal.get("aqm_args"),
                 "emulated": summary.get("emulated", {}).get("aqm"),
                 "bandwidth_bps": nominal.get("bandwidth_bps"),
                 "buffer_pkts": nominal.get("buffer_pkts"),
@@ -93,6 +109,8 @@ def write(rundir):
     raw_values = {name: [{"t": t0 + x, "val": v} for x, v in zip(x_values, series)
                          if v is not None]
                   for name, series in results.items() if name.startswith("TCP upload::")}
+    if raw_pings:
+        raw_values["Ping (ms) ICMP"] = [{"t": t0 + t, "val": v} for t, v in raw_pings]
     path = os.path.join(rundir, FILENAME)
     # mtime 0: the same run gives the same bytes
     with gzip.GzipFile(path, "wb", mtime=0) as raw:

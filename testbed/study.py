@@ -8,6 +8,8 @@ takes it from the link) and RED's mean_pktsize_ (500 bytes, which sets its
 automatic weight and idle-time decay).
 """
 
+import scenarios
+
 # name, label, qdisc kind, tc arguments
 STUDY = (
     ("droptail", "Drop-Tail", "pfifo", "limit 2500"),
@@ -95,8 +97,8 @@ def target_delay_s(rate_mbit):
 
 
 def design_rtt_s():
-    import dumbbell  # needs Mininet; only the autotune runs ask
-    return max(dumbbell.rtt_nominal_s(i) for i in range(1, dumbbell.PAIRS + 1))
+    """The study network's longest propagation round trip."""
+    return max(p["rtt_ms"] for p in scenarios.STUDY["pairs"]) / 1e3
 
 
 def aqm_args(name, rate_mbit):

@@ -5,6 +5,7 @@ or "FAIL: analysis: ..." line per check, like the C unit tests."""
 
 import math
 import os
+import statistics
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
@@ -47,6 +48,39 @@ def test_jain():
     check(analysis.jain([0, 0]) is None, "jain: no goodput is None")
 
 
+def test_mean_ci():
+    m = analysis.mean_ci([1, 2, 3, None])
+    # sd 1, n 3: t(2) = 4.303, half-width 4.303 / sqrt 3
+    check(m["n"] == 3 and close(m["mean"], 2) and close(m["ci95"], 4.303 / math.sqrt(3)),
+          "mean_ci: three runs, Student's t with 2 degrees of freedom")
+    m = analysis.mean_ci([5.0] * 40)
+    check(close(m["mean"], 5) and close(m["ci95"], 0), "mean_ci: no spread, no interval")
+    m = analysis.mean_ci([0, 2] * 20)
+    check(close(m["ci95"], 1.96 * statistics.stdev([0, 2] * 20) / math.sqrt(40)),
+          "mean_ci: 40 runs use 1.96")
+    check(analysis.mean_ci([7])["ci95"] is None and analysis.mean_ci([None])["n"] == 0,
+          "mean_ci: one run has no interval, none has no mean")
+
+
+def test_probe_summary():
+    probes = [{"t_s": t, "delay_ms": float(t)} for t in range(11)]
+    p = analysis.probe_summary(probes, 2, (1, 9))
+    check(p["samples"] == 9 and p["lost"] == 2 and close(p["p50_ms"], 5)
+          and close(p["p90_ms"], 8.2), "probe_summary: the window's delays, p50 and p90")
+
+
+def test_short_flow_summary():
+    rows = [{"start_s": t, "size_bytes": 1000 if t % 2 else 5000,
+             "fct_ms": None if t == 3 else 10.0 * t} for t in range(10)]
+    s = analysis.short_flow_summary(rows, (1, 8))
+    check(s["flows"] == 8 and s["completed"] == 7 and close(s["p50_ms"], 50)
+          and s["by_size"]["1000"]["flows"] == 4 and s["by_size"]["1000"]["completed"] == 3
+          and close(s["by_size"]["5000"]["p50_ms"], 50),
+          "short_flow_summary: the window's flows, one not completed, by size")
+    check(analysis.short_flow_summary([], (0, 1)) == {"flows": 0},
+          "short_flow_summary: no flows")
+
+
 def test_summary_counts():
     # 12 Mbit/s emulated link, 1500-byte packets: 1000 packets/s, 10 per
     # 10 ms sample; the queue holds 20 and every 10th arrival is dropped
@@ -62,6 +96,27 @@ def test_summary_counts():
     half = [sample(10 * i, 5 * i, 0, 20) for i in range(101)]
     check(close(analysis.busy_service(half, rate, k)["ratio"], 0.5),
           "busy service: half the link's rate while backlogged is 0.5")
+
+
+def test_capacity_schedule():
+    # k = 1: 12 Mbit/s (1000 packets/s) for 0.5 s, then 1.2 Mbit/s; the link
+    # sends at its rate throughout, 20 packets queued (20 ms, then 200 ms)
+    sched = [(0, 12e6), (0.5, 1.2e6)]
+    samples, sent = [], 0
+    for i in range(101):
+        samples.append(sample(10 * i, sent, 0, 20))
+        sent += 10 if i < 50 else 1
+    s = analysis.summary(samples, [], sched, 1, (0, 1.0), 0.1)
+    check(close(s["utilisation"], 1.0),
+          "capacity schedule: a link sending at each step's rate is 100% busy")
+    check(close(s["queue_delay_ms"]["mean"], (50 * 20.0 + 51 * 200.0) / 101)
+          and close(s["queue_delay_ms"]["p99"], 200.0),
+          "capacity schedule: delay from the rate in effect")
+    bins = analysis.bins(samples, [], sched, 1, bin_s=0.25)
+    check(all(close(b["utilisation"], 1.0) for b in bins[1:]),
+          "capacity schedule: every bin 100% busy, the step's bin too")
+    check(analysis.rate_at(sched, -1) == 12e6 and analysis.rate_at(sched, 0.5) == 1.2e6
+          and analysis.rate_at(5e6, 3) == 5e6, "rate_at: steps, and a fixed rate")
 
 
 def test_synchronisation():
@@ -96,7 +151,8 @@ def test_highspeed_decrease():
           and close(independent, 2 * one), "sawtooth sd: b W / sqrt 12, sqrt N for independent")
 
 
-for test in (test_percentile, test_jain, test_summary_counts, test_synchronisation,
-             test_highspeed_decrease):
+for test in (test_percentile, test_jain, test_mean_ci, test_probe_summary,
+             test_short_flow_summary, test_summary_counts, test_capacity_schedule,
+             test_synchronisation, test_highspeed_decrease):
     test()
 sys.exit(1 if failures else 0)

@@ -73,6 +73,22 @@ try:
     check(res.returncode == 0 and len(rows) == len(bins) and worst < 1e-9,
           "flent reads back every bin of the four flows' goodput and the queueing delay "
           "(%d bins, largest difference %.2g)" % (len(rows), worst), res.stderr)
+
+    # a scenario's latency probe: its pings as Flent's ICMP ping series
+    with gzip.open(os.path.join(work, "probe.csv.gz"), "wt") as f:
+        f.write("t_s,pair,rtt_ms,delay_ms\n")
+        for i in range(100):
+            f.write("%g,1,%g,%g\n" % (10 + i / 10, 50 + i % 10, 6 + i % 10))
+    path = flent_out.write(work)
+    png = os.path.join(work, "ping.png")
+    res = flent("-i", path, "-p", "ping", "-o", png)
+    with open(png, "rb") as f:
+        drawn = res.returncode == 0 and f.read(8) == b"\x89PNG\r\n\x1a\n"
+    res = flent("-i", path, "-p", "ping", "-f", "csv")
+    pings = {round(float(r["Ping (ms) ICMP"]), 6) for r in
+             csv.DictReader(io.StringIO(res.stdout.split("\n", 1)[1])) if r["Ping (ms) ICMP"]}
+    check(drawn and pings == {54.5}, "a probe's pings: flent -p ping draws them, each 1 s "
+          "bin their mean (%s)" % sorted(pings), res.stderr)
 finally:
     shutil.rmtree(work, ignore_errors=True)
 sys.exit(1 if failures else 0)

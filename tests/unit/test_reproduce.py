@@ -41,23 +41,35 @@ def run(directory, made_scale, k, valid=True, **extra):
 
 def test_finished():
     with tempfile.TemporaryDirectory() as d:
-        check(not reproduce.finished(d, args("10")), "no summary: not done")
+        check(not reproduce.campaign.finished(d, args("10")), "no summary: not done")
         run(d, "10", 10)
-        check(reproduce.finished(d, args("10")), "same arguments: done")
-        check(not reproduce.finished(d, args("10", "100s")), "another duration: not done")
-        check(reproduce.finished(d, args("auto")), "--scale auto takes a run at k = 10")
-        check(not reproduce.finished(d, args("5")), "--scale 5 refuses a run at k = 10")
+        check(reproduce.campaign.finished(d, args("10")), "same arguments: done")
+        moved = [a if a != "/r/sweep/800mbit/pi" else "/elsewhere/sweep/800mbit/pi"
+                 for a in args("10")]
+        check(reproduce.campaign.finished(d, moved), "the tree moved (another --out path): done")
+        a = args("10")
+        reordered = a[4:8] + a[:4] + a[8:]
+        check(reproduce.campaign.finished(d, reordered),
+              "the same options in another order (a batch's run): done")
+        check(not reproduce.campaign.finished(d, a + ["--seed", "2"]), "another option: not done")
+        run(d, "10", 10, command=["testbed/experiment.py"] + args("10")
+            + ["--tc", "/root/.cache/classic-aqm/kernels/sid/tc"])
+        check(reproduce.campaign.finished(d, args("10")),
+              "a kernel root's --tc, added by scripts/experiment: done")
+        check(not reproduce.campaign.finished(d, args("10", "100s")), "another duration: not done")
+        check(reproduce.campaign.finished(d, args("auto")), "--scale auto takes a run at k = 10")
+        check(not reproduce.campaign.finished(d, args("5")), "--scale 5 refuses a run at k = 10")
         run(d, "auto", 10)
-        check(reproduce.finished(d, args("10")), "--scale 10 takes auto's run at k = 10")
-        check(not reproduce.finished(d, args("20")), "--scale 20 refuses auto's run at k = 10")
-        check(reproduce.finished(d, args("auto")), "--scale auto takes auto's run")
+        check(reproduce.campaign.finished(d, args("10")), "--scale 10 takes auto's run at k = 10")
+        check(not reproduce.campaign.finished(d, args("20")), "--scale 20 refuses auto's run at k = 10")
+        check(reproduce.campaign.finished(d, args("auto")), "--scale auto takes auto's run")
         run(d, "10", 10, valid=False)
-        check(not reproduce.finished(d, args("10")), "a run that failed fidelity: not done")
+        check(not reproduce.campaign.finished(d, args("10")), "a run that failed fidelity: not done")
         run(d, "10", 10, error="interrupted")
-        check(not reproduce.finished(d, args("10")), "a run with an error: not done")
+        check(not reproduce.campaign.finished(d, args("10")), "a run with an error: not done")
         with open(os.path.join(d, "summary.json"), "w") as f:
             f.write('{"command": [')
-        check(not reproduce.finished(d, args("10")), "a truncated summary: not done")
+        check(not reproduce.campaign.finished(d, args("10")), "a truncated summary: not done")
 
 
 FAKE_EXPERIMENT = """#!/bin/sh

@@ -48,4 +48,12 @@ check(scaled("dualpi2", "target 20ms", 1) == "limit 2500 target 20000us",
       "dualpi2 at k = 1: only the buffer added")
 check(scaled("pie", "target 20ms", 5).startswith("limit 2500 target 100000us "),
       "pie: target * k")
+ecn = experiment.scale_aqm_args
+check(ecn("pie", "target 20ms", 1, 100, 1e7, ecn=True)[0] == "limit 100 target 20000us ecn"
+      and ecn("pie", "target 20ms noecn", 1, 100, 1e7, ecn=True)[0].endswith("noecn")
+      and ecn("fq_codel", "", 1, 100, 1e7, ecn=True)[0] == "limit 100"
+      and ecn("pi", "ecn", 1, 100, 1e7, ecn=True)[0] == "limit 100 ecn"
+      and ecn("pie", "", 1, 100, 1e7)[0] == "limit 100",
+      "ECN scenario: the kind's ecn word added once, a user's noecn kept, "
+      "fq_codel (marks by default) unchanged")
 sys.exit(1 if failures else 0)

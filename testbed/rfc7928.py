@@ -1,0 +1,114 @@
+"""The evaluation suite's figures and tables, from the tree scripts/evaluate
+writes (OUT/SCENARIO/LABEL/run-I/summary.json and aggregate.json):
+
+- OUT/SCENARIO/delay-goodput.png: RFC 7928 2.7's trade-off, one point per
+  valid run (the qdisc's median queueing delay against the flows' summed
+  goodput) and, per qdisc with at least two runs, the ellipse of one
+  standard deviation around their mean (the axes of the runs' covariance);
+  the delay axis is reversed, so that better lies up and to the right;
+- OUT/SCENARIO/summary.md: one row per qdisc, mean ± 95% interval.
+"""
+
+import glob
+import json
+import math
+import os
+
+# (column, metric of aggregate.json)
+COLUMNS = (("utilisation %", "utilisation"), ("loss %", "loss rate"),
+           ("delay p50 ms", "queue delay p50"), ("delay p99 ms", "queue delay p99"),
+           ("probe p99 ms", "probe delay p99"), ("Jain", "Jain's index"),
+           ("short FCT p50 ms", "short FCT p50"))
+
+
+def points(scenario_dir):
+    """[(label, aggregate, [(delay_ms, goodput_mbps) per valid run])]"""
+    out = []
+    for path in sorted(glob.glob(os.path.join(scenario_dir, "*", "aggregate.json"))):
+        with open(path) as f:
+            agg = json.load(f)
+        runs = []
+        for run in agg["runs"]:
+            try:
+                with open(os.path.join(os.path.dirname(path), run, "summary.json")) as f:
+                    s = json.load(f)
+            except (OSError, ValueError):
+                continue
+            r = s.get("results")
+            if s.get("valid") and r:
+                goodput = sum(g for g in r["goodput_mbps"].values() if g)
+                runs.append((r["queue_delay_ms"]["p50"], goodput))
+        out.append((agg["label"], agg, runs))
+    return out
+
+
+def ellipse(xy):
+    """Centre, axes (1 sd) and angle (degrees) of the points' covariance."""
+    n = len(xy)
+    mx, my = sum(x for x, _ in xy) / n, sum(y for _, y in xy) / n
+    sxx = sum((x - mx) ** 2 for x, _ in xy) / (n - 1)
+    syy = sum((y - my) ** 2 for _, y in xy) / (n - 1)
+    sxy = sum((x - mx) * (y - my) for x, y in xy) / (n - 1)
+    mean, diff = (sxx + syy) / 2, math.hypot((sxx - syy) / 2, sxy)
+    angle = math.degrees(0.5 * math.atan2(2 * sxy, sxx - syy))
+    return (mx, my), (2 * math.sqrt(mean + diff), 2 * math.sqrt(max(0.0, mean - diff))), angle
+
+
+def cell(metric):
+    if not metric or metric["mean"] is None:
+        return "-"
+    if metric["ci95"] is None:
+        return "%.3g" % metric["mean"]
+    return "%.3g ± %.2g" % (metric["mean"], metric["ci95"])
+
+
+def render(scenario_dir):
+    """Write the scenario's figure and table; their paths."""
+    pts = points(scenario_dir)
+    if not pts:
+        return []
+    name = os.path.basename(os.path.normpath(scenario_dir))
+    scen = pts[0][1]["scenario"]
+    lines = ["# %s" % name, "",
+             "%s (RFC 7928 %s), %g Mbit/s nominal, buffer %d packets. Mean ± 95%% "
+             "confidence interval over the valid runs (Student's t)."
+             % (scen["description"], scen.get("rfc7928") or "-", scen["bandwidth_mbit"],
+                scen["buffer_pkts"]), "",
+             "| qdisc | arguments | runs | " + " | ".join(c for c, _ in COLUMNS) + " |",
+             "|---" * (3 + len(COLUMNS)) + "|"]
+    for label, agg, _ in pts:
+        m = agg["metrics"]
+        lines.append("| %s | `%s` | %d of %d | %s |" % (
+            label, agg["aqm"] + (" " + agg["aqm_args"] if agg["aqm_args"] else ""),
+            agg["valid_runs"], len(agg["runs"]),
+            " | ".join(cell(m.get(metric)) for _, metric in COLUMNS)))
+    table = os.path.join(scenario_dir, "summary.md")
+    with open(table, "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+    os.environ.setdefault("MPLCONFIGDIR", os.path.join(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__))), "build", "testbed", "matplotlib"))
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Ellipse
+    fig, ax = plt.subplots(figsize=(8, 6))
+    for i, (label, _, runs) in enumerate(pts):
+        if not runs:
+            continue
+        colour = "C%d" % (i % 10)
+        ax.scatter([x for x, _ in runs], [y for _, y in runs], color=colour, s=14, label=label)
+        if len(runs) >= 2:
+            centre, (w, h), angle = ellipse(runs)
+            ax.add_patch(Ellipse(centre, w, h, angle=angle, fill=False, color=colour))
+    ax.invert_xaxis()
+    ax.set_xlabel("queueing delay at the bottleneck, median (ms, nominal)")
+    ax.set_ylabel("goodput, all flows (Mbit/s, nominal)")
+    ax.set_title("%s: delay against goodput (RFC 7928 2.7)" % name)
+    ax.legend(fontsize=7, loc="lower left")
+    ax.grid(alpha=0.3)
+    figure = os.path.join(scenario_dir, "delay-goodput.png")
+    fig.tight_layout()
+    fig.savefig(figure, dpi=100)
+    plt.close(fig)
+    return [table, figure]

@@ -1,0 +1,249 @@
+"""A scenario as data: the dumbbell's pairs, each with its round trip and
+its traffic, the bottleneck's rate and buffer, ECN, the run's length.
+experiment.py runs any scenario with any qdisc; the study's network is the
+scenario "study", and RFC 7928's are the others (testbed/scenarios.py).
+
+Every value is nominal (experiment.py scales times by k, rates by 1 / k);
+units are in the key names. A scenario is a plain dict, JSON-able, kept
+whole in each run's summary.json:
+
+    {"name": "rtt-fairness-20ms", "rfc7928": "6",
+     "description": "two CUBIC flows, 100 ms and 20 ms",
+     "bandwidth_mbit": 100, "buffer_pkts": 1000, "duration_s": 60,
+     "bottleneck_delay_ms": 0, "ecn": false, "start_gap_s": 0.1,
+     "pairs": [{"rtt_ms": 100, "traffic": [{"type": "bulk", "cc": "cubic"}]},
+               {"rtt_ms": 20, "initcwnd": 10,
+                "traffic": [{"type": "bulk", "cc": "cubic", "flows": 2},
+                            {"type": "udp", "rate_mbit": 10, "start_s": 20},
+                            {"type": "probe", "interval_ms": 100}]}]}
+
+The bottleneck's rate may change during the run: "capacity": [{"at_s": 20,
+"bandwidth_mbit": 10}, {"at_s": 40, "bandwidth_mbit": 100}] (RFC 7928 8.2's
+varying capacity); a --bandwidth given to experiment.py scales every step
+in proportion.
+
+A pair's rtt_ms is its two-way propagation delay: the bottleneck's both
+ways plus its access link's. Traffic of pair i starts (i - 1) start_gap_s
+after the first pair's, plus its own start_s; it stops at stop_s (default:
+the end of the run). Traffic types:
+- bulk: `flows` long TCP flows of congestion control `cc` (iperf3 -P);
+- udp: unresponsive UDP at rate_mbit, packet_bytes a datagram, sent in
+  bursts of burst_pkts back to back where given (a bursty CBR);
+- short: short TCP flows (the pair's default congestion control) arriving
+  at rate_per_s on average (Poisson), in bursts of `burst` at once, each of a
+  size drawn from sizes_bytes; each one's completion time is recorded
+  (testbed/shortflows.c);
+- probe: a ping every interval_ms, the delay a new flow's packets see.
+"""
+
+import copy
+import json
+import os
+
+TRAFFIC_FIELDS = {
+    "bulk": {"cc": str, "flows": int, "start_s": float, "stop_s": float},
+    "udp": {"rate_mbit": float, "packet_bytes": int, "burst_pkts": int, "start_s": float,
+            "stop_s": float},
+    "short": {"rate_per_s": float, "sizes_bytes": list, "burst": int, "start_s": float,
+              "stop_s": float},
+    "probe": {"interval_ms": float, "start_s": float, "stop_s": float},
+}
+TRAFFIC_DEFAULTS = {
+    "bulk": {"flows": 1, "start_s": 0.0, "stop_s": None},
+    "udp": {"packet_bytes": 1400, "burst_pkts": None, "start_s": 0.0, "stop_s": None},
+    "short": {"burst": 1, "start_s": 0.0, "stop_s": None},
+    "probe": {"start_s": 0.0, "stop_s": None},
+}
+PAIR_FIELDS = {"rtt_ms": float, "initcwnd": int, "traffic": list}
+SCENARIO_FIELDS = {"name": str, "rfc7928": str, "description": str, "bandwidth_mbit": float,
+                   "buffer_pkts": int, "duration_s": float, "bottleneck_delay_ms": float,
+                   "ecn": bool, "start_gap_s": float, "pairs": list, "capacity": list}
+SCENARIO_DEFAULTS = {"rfc7928": None, "description": "", "bottleneck_delay_ms": 0.0,
+                     "ecn": False, "start_gap_s": 0.1, "capacity": []}
+MAX_PAIRS = 16
+MAX_FLOWS = 256
+
+
+class ScenarioError(ValueError):
+    """A scenario that cannot run; the message names the field."""
+
+
+def _typed(where, key, value, kind):
+    if value is None:
+        return None
+    if isinstance(value, bool) != (kind is bool):
+        raise ScenarioError("%s%s: %r is not %s" % (where, key, value, kind.__name__))
+    if kind is float and isinstance(value, int):
+        return float(value)
+    if not isinstance(value, kind):
+        raise ScenarioError("%s%s: %r is not %s" % (where, key, value, kind.__name__))
+    return value
+
+
+def _fields(where, given, fields, defaults, required):
+    if not isinstance(given, dict):
+        raise ScenarioError("%s: not an object" % where.rstrip("."))
+    unknown = sorted(set(given) - set(fields))
+    if unknown:
+        raise ScenarioError("%s%s: unknown field (known: %s)"
+                            % (where, unknown[0], ", ".join(sorted(fields))))
+    out = dict(defaults)
+    for key, value in given.items():
+        out[key] = _typed(where, key, value, fields[key])
+    for key in required:
+        if out.get(key) is None:
+            raise ScenarioError("%s%s: missing" % (where, key))
+    return out
+
+
+def validate(given):
+    """The scenario with its defaults filled in; ScenarioError names the
+    first field that is wrong."""
+    s = _fields("", given, SCENARIO_FIELDS, SCENARIO_DEFAULTS,
+                ("name", "bandwidth_mbit", "buffer_pkts", "duration_s", "pairs"))
+    if s["bandwidth_mbit"] <= 0:
+        raise ScenarioError("bandwidth_mbit: must be above 0")
+    if s["buffer_pkts"] < 1:
+        raise ScenarioError("buffer_pkts: at least 1")
+    if s["duration_s"] <= 0:
+        raise ScenarioError("duration_s: must be above 0")
+    if s["bottleneck_delay_ms"] < 0 or s["start_gap_s"] < 0:
+        raise ScenarioError("bottleneck_delay_ms and start_gap_s: not below 0")
+    steps, last = [], 0.0
+    for i, step in enumerate(s["capacity"], 1):
+        where = "capacity[%d]." % i
+        step = _fields(where, step, {"at_s": float, "bandwidth_mbit": float}, {},
+                       ("at_s", "bandwidth_mbit"))
+        if not last < step["at_s"] < s["duration_s"] or step["bandwidth_mbit"] <= 0:
+            raise ScenarioError("%sat_s: after the previous step, before duration_s; "
+                                "bandwidth_mbit above 0" % where)
+        last = step["at_s"]
+        steps.append(step)
+    s["capacity"] = steps
+    if not 1 <= len(s["pairs"]) <= MAX_PAIRS:
+        raise ScenarioError("pairs: 1 to %d" % MAX_PAIRS)
+    pairs, flows = [], 0
+    for i, given_pair in enumerate(s["pairs"], 1):
+        where = "pairs[%d]." % i
+        p = _fields(where, given_pair, PAIR_FIELDS, {"initcwnd": None}, ("rtt_ms", "traffic"))
+        if p["rtt_ms"] < 2 * s["bottleneck_delay_ms"]:
+            raise ScenarioError("%srtt_ms: %g is below the bottleneck's two ways (%g ms)"
+                                % (where, p["rtt_ms"], 2 * s["bottleneck_delay_ms"]))
+        if p["initcwnd"] is not None and not 1 <= p["initcwnd"] <= 1000:
+            raise ScenarioError("%sinitcwnd: 1 to 1000" % where)
+        traffic = []
+        for j, item in enumerate(p["traffic"], 1):
+            twhere = "%straffic[%d]." % (where, j)
+            kind = item.get("type") if isinstance(item, dict) else None
+            if kind not in TRAFFIC_FIELDS:
+                raise ScenarioError("%stype: one of %s" % (twhere, ", ".join(TRAFFIC_FIELDS)))
+            body = {key: value for key, value in item.items() if key != "type"}
+            t = _fields(twhere, body, TRAFFIC_FIELDS[kind], TRAFFIC_DEFAULTS[kind],
+                        [key for key in TRAFFIC_FIELDS[kind]
+                         if key not in TRAFFIC_DEFAULTS[kind]])
+            stop = t["stop_s"] if t["stop_s"] is not None else s["duration_s"]
+            if not 0 <= t["start_s"] < stop <= s["duration_s"]:
+                raise ScenarioError("%sstart_s, stop_s: 0 <= start < stop <= duration_s (%g)"
+                                    % (twhere, s["duration_s"]))
+            if kind == "bulk":
+                if not 1 <= t["flows"] <= MAX_FLOWS:
+                    raise ScenarioError("%sflows: 1 to %d" % (twhere, MAX_FLOWS))
+                flows += t["flows"]
+            elif kind == "udp":
+                if t["rate_mbit"] <= 0 or not 64 <= t["packet_bytes"] <= 1472:
+                    raise ScenarioError("%srate_mbit above 0, packet_bytes 64 to 1472" % twhere)
+                if t["burst_pkts"] is not None and not 1 <= t["burst_pkts"] <= 1000:
+                    raise ScenarioError("%sburst_pkts: 1 to 1000" % twhere)
+                flows += 1
+            elif kind == "short":
+                sizes = t["sizes_bytes"]
+                if (not 1 <= len(sizes) <= 32 or not all(
+                        isinstance(x, int) and not isinstance(x, bool) and 1 <= x <= 10 ** 9
+                        for x in sizes)):
+                    raise ScenarioError("%ssizes_bytes: 1 to 32 sizes, 1 to 1e9 bytes each"
+                                        % twhere)
+                if t["rate_per_s"] <= 0 or not 1 <= t["burst"] <= 1000:
+                    raise ScenarioError("%srate_per_s above 0, burst 1 to 1000" % twhere)
+            elif t["interval_ms"] <= 0:
+                raise ScenarioError("%sinterval_ms: must be above 0" % twhere)
+            traffic.append({"type": kind, **t})
+        if not traffic:
+            raise ScenarioError("%straffic: empty" % where)
+        p["traffic"] = traffic
+        pairs.append(p)
+    if flows > MAX_FLOWS:
+        raise ScenarioError("pairs: %d flows in all, at most %d" % (flows, MAX_FLOWS))
+    if not any(t["type"] != "probe" for p in pairs for t in p["traffic"]):
+        raise ScenarioError("pairs: no traffic but probes")
+    s["pairs"] = pairs
+    return s
+
+
+def load(name_or_path):
+    """A scenario of the library by name, or a JSON file by path."""
+    import scenarios
+    if name_or_path in scenarios.LIBRARY:
+        return validate(scenarios.LIBRARY[name_or_path])
+    if os.path.exists(name_or_path):
+        with open(name_or_path) as f:
+            try:
+                return validate(json.load(f))
+            except ValueError as e:
+                if isinstance(e, ScenarioError):
+                    raise
+                raise ScenarioError("%s: not JSON (%s)" % (name_or_path, e))
+    raise ScenarioError("%s: no such scenario (scripts/evaluate --list) or file"
+                        % name_or_path)
+
+
+def with_senders(s, cc=None, flows_per_pair=None):
+    """s with every bulk item's congestion control and flow count set."""
+    s = copy.deepcopy(s)
+    for p in s["pairs"]:
+        for t in p["traffic"]:
+            if t["type"] == "bulk":
+                t["cc"] = cc or t["cc"]
+                t["flows"] = flows_per_pair or t["flows"]
+    return validate(s)
+
+
+def rate_schedule(s, rate_bps, duration):
+    """The bottleneck's nominal rate over a run of `duration` seconds at
+    rate_bps: a number, or [(from_s, bit/s), ...] where the capacity
+    changes (times stretched with the run, rates in proportion)."""
+    if not s["capacity"]:
+        return rate_bps
+    ratio, stretch = rate_bps / (s["bandwidth_mbit"] * 1e6), duration / s["duration_s"]
+    return [(0.0, rate_bps)] + [(step["at_s"] * stretch, step["bandwidth_mbit"] * 1e6 * ratio)
+                                for step in s["capacity"]]
+
+
+def peak_rate_bps(s, rate_bps):
+    schedule = rate_schedule(s, rate_bps, s["duration_s"])
+    return max(r for _, r in schedule) if isinstance(schedule, list) else schedule
+
+
+def access_rtt_s(s, pair):
+    """The two-way delay of pair's (1-based) access link."""
+    return (s["pairs"][pair - 1]["rtt_ms"] - 2 * s["bottleneck_delay_ms"]) / 1e3
+
+
+def rtt_s(s, pair):
+    return s["pairs"][pair - 1]["rtt_ms"] / 1e3
+
+
+def congestion_controls(s):
+    return sorted({t["cc"] for p in s["pairs"] for t in p["traffic"] if t["type"] == "bulk"})
+
+
+def flow_table(s):
+    """Every flow the traffic makes, numbered from 1 in pair and item order:
+    [{"flow", "pair", "item", "type", "cc"}]; probes are no flow."""
+    out = []
+    for i, p in enumerate(s["pairs"], 1):
+        for j, t in enumerate(p["traffic"]):
+            count = t["flows"] if t["type"] == "bulk" else 1 if t["type"] == "udp" else 0
+            for _ in range(count):
+                out.append({"flow": len(out) + 1, "pair": i, "item": j, "type": t["type"],
+                            "cc": t.get("cc")})
+    return out
