@@ -269,9 +269,10 @@ def cubic(out):
     into_readme(out, CUBIC_BEGIN, CUBIC_END, text)
 
     plt = pyplot()
-    fig, axes = plt.subplots(len(study.CUBIC_FLOWS), 2, figsize=(11, 4 * len(study.CUBIC_FLOWS)),
-                             squeeze=False)
-    for row, flows in zip(axes, study.CUBIC_FLOWS):
+    # the flow counts with runs so far (a campaign may be part way)
+    counts = [f for f in study.CUBIC_FLOWS if any(f == flows for _, _, flows, _ in rows)]
+    fig, axes = plt.subplots(len(counts), 2, figsize=(11, 4 * len(counts)), squeeze=False)
+    for row, flows in zip(axes, counts):
         for name, label, *_ in study.CUBIC:
             pts = [(rate, runs) for lab, rate, f, runs in rows if lab == label and f == flows]
             for ax, get in zip(row, (lambda r: 100 * r["utilisation"],
