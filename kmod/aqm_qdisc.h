@@ -77,15 +77,24 @@ static inline int aqm_enqueue_tail(struct sk_buff *skb, struct Qdisc *sch,
 }
 
 /*
- * An early drop chosen at probability @prob becomes a CE mark when ECN is
- * on, the packet is ECN-capable and @prob is at most @ceiling. Above it the
- * packet is dropped all the same: a sender that ignores marks would
- * otherwise keep the queue full (mainline pie drops above 10%).
+ * Carry out an early drop chosen at probability @prob: an overlimit, then a
+ * CE mark instead when ECN is on, the packet is ECN-capable and @prob is at
+ * most @ceiling. Above it the packet is dropped all the same: a sender that
+ * ignores marks would otherwise keep the queue full (mainline pie drops
+ * above 10%). The kind's counters are read locklessly by dump.
+ * Return: true if the packet is to be dropped.
  */
-static inline bool aqm_mark_instead(struct sk_buff *skb, bool ecn, u64 prob,
-				    u64 ceiling)
+static inline bool aqm_early_drop(struct sk_buff *skb, struct Qdisc *sch,
+				  bool ecn, u64 prob, u64 ceiling,
+				  u32 *ecn_marks, u32 *early_drops)
 {
-	return ecn && prob <= ceiling && INET_ECN_set_ce(skb);
+	qdisc_qstats_overlimit(sch);
+	if (ecn && prob <= ceiling && INET_ECN_set_ce(skb)) {
+		WRITE_ONCE(*ecn_marks, *ecn_marks + 1);
+		return false;
+	}
+	WRITE_ONCE(*early_drops, *early_drops + 1);
+	return true;
 }
 
 #endif /* AQM_QDISC_H */

@@ -78,16 +78,10 @@ static noinline bool blue_early_drop(struct sk_buff *skb, struct Qdisc *sch)
 {
 	struct blue_sched_data *q = qdisc_priv(sch);
 
-	if (!blue_should_drop(&q->vars, aqm_random_u32()))
-		return false;
-	qdisc_qstats_overlimit(sch);
-	if (aqm_mark_instead(skb, q->params.ecn, q->vars.prob,
-			     q->params.ecn_ceiling)) {
-		WRITE_ONCE(q->stats.ecn_marks, q->stats.ecn_marks + 1);
-		return false;
-	}
-	WRITE_ONCE(q->stats.early_drops, q->stats.early_drops + 1);
-	return true;
+	return blue_should_drop(&q->vars, aqm_random_u32()) &&
+	       aqm_early_drop(skb, sch, q->params.ecn, q->vars.prob,
+			      q->params.ecn_ceiling, &q->stats.ecn_marks,
+			      &q->stats.early_drops);
 }
 
 /* one wire packet */

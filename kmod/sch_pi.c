@@ -108,15 +108,11 @@ static int pi_enqueue_one(struct sk_buff *skb, struct Qdisc *sch,
 		return qdisc_drop(skb, sch, to_free);
 	}
 
-	if (pi_early_drop(q, sch->qstats.backlog)) {
-		qdisc_qstats_overlimit(sch);
-		if (!aqm_mark_instead(skb, q->params.ecn, q->vars.prob,
-				      q->params.ecn_ceiling)) {
-			WRITE_ONCE(q->stats.early_drops, q->stats.early_drops + 1);
-			return qdisc_drop(skb, sch, to_free);
-		}
-		WRITE_ONCE(q->stats.ecn_marks, q->stats.ecn_marks + 1);
-	}
+	if (pi_early_drop(q, sch->qstats.backlog) &&
+	    aqm_early_drop(skb, sch, q->params.ecn, q->vars.prob,
+			   q->params.ecn_ceiling, &q->stats.ecn_marks,
+			   &q->stats.early_drops))
+		return qdisc_drop(skb, sch, to_free);
 
 	return aqm_enqueue_tail(skb, sch, &q->stats.max_qlen_pkts);
 }

@@ -99,15 +99,11 @@ static noinline int rem_enqueue_judged(struct sk_buff *skb, struct Qdisc *sch,
 
 	/* p = 0 never drops: draw no random number (as pie does) */
 	if (q->vars.prob &&
-	    rem_should_drop(&q->vars, aqm_random_u32())) {
-		qdisc_qstats_overlimit(sch);
-		if (!aqm_mark_instead(skb, q->params.ecn, q->vars.prob,
-				      q->params.ecn_ceiling)) {
-			WRITE_ONCE(q->stats.early_drops, q->stats.early_drops + 1);
-			return qdisc_drop(skb, sch, to_free);
-		}
-		WRITE_ONCE(q->stats.ecn_marks, q->stats.ecn_marks + 1);
-	}
+	    rem_should_drop(&q->vars, aqm_random_u32()) &&
+	    aqm_early_drop(skb, sch, q->params.ecn, q->vars.prob,
+			   q->params.ecn_ceiling, &q->stats.ecn_marks,
+			   &q->stats.early_drops))
+		return qdisc_drop(skb, sch, to_free);
 	return aqm_enqueue_tail(skb, sch, &q->stats.max_qlen_pkts);
 }
 
