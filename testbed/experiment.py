@@ -439,6 +439,11 @@ def server_command(launch, k):
             "-p", str(launch["port"])]
 
 
+def short_flow_csv(launch, workdir):
+    """Where a short-flow client writes its flows' completion times."""
+    return os.path.join(workdir or ".", "short-%d.csv" % launch["port"])
+
+
 def client_command(launch, k, workdir=None, seed=None):
     item, ip = launch["item"], db.receiver_ip(launch["pair"])
     length = "%g" % (launch["length_s"] * k)
@@ -447,7 +452,7 @@ def client_command(launch, k, workdir=None, seed=None):
                 "-r", "%g" % (item["rate_per_s"] / k), "-b", str(item["burst"]),
                 "-z", ",".join(map(str, item["sizes_bytes"])),
                 "-S", str(launch["port"] + 1000 * (seed or 0)),
-                "-o", os.path.join(workdir or ".", "short-%d.csv" % launch["port"])]
+                "-o", short_flow_csv(launch, workdir)]
     if item["type"] == "probe":
         interval_s = item["interval_ms"] / 1e3 * k
         return ["ping", "-n", "-D", "-i", "%g" % interval_s,
@@ -581,7 +586,7 @@ def run_flows(net, name, leaf, cfg, workdir):
             continue
         if item["type"] == "short":
             began = json.loads(out)["start_ns"] / 1e9
-            for row in analysis.read_csv(client_command(x, k, workdir)[-1]):
+            for row in analysis.read_csv(short_flow_csv(x, workdir)):
                 short.append({"pair": x["pair"], "size_bytes": row["size_bytes"],
                               "start_s": (began + row["start_us"] / 1e6 - t0) / k,
                               "fct_ms": row["fct_us"] / 1e3 / k if row["completed"] else None})

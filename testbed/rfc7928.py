@@ -21,24 +21,21 @@ COLUMNS = (("utilisation %", "utilisation"), ("loss %", "loss rate"),
            ("short FCT p50 ms", "short FCT p50"))
 
 
+def trade_off(results):
+    """One run's point of the delay-goodput figure: the qdisc's median
+    queueing delay and the flows' summed goodput."""
+    return {"delay_ms": results["queue_delay_ms"]["p50"],
+            "goodput_mbps": sum(g for g in results["goodput_mbps"].values() if g)}
+
+
 def points(scenario_dir):
     """[(label, aggregate, [(delay_ms, goodput_mbps) per valid run])]"""
     out = []
     for path in sorted(glob.glob(os.path.join(scenario_dir, "*", "aggregate.json"))):
         with open(path) as f:
             agg = json.load(f)
-        runs = []
-        for run in agg["runs"]:
-            try:
-                with open(os.path.join(os.path.dirname(path), run, "summary.json")) as f:
-                    s = json.load(f)
-            except (OSError, ValueError):
-                continue
-            r = s.get("results")
-            if s.get("valid") and r:
-                goodput = sum(g for g in r["goodput_mbps"].values() if g)
-                runs.append((r["queue_delay_ms"]["p50"], goodput))
-        out.append((agg["label"], agg, runs))
+        out.append((agg["label"], agg,
+                    [(t["delay_ms"], t["goodput_mbps"]) for t in agg["trade_offs"]]))
     return out
 
 

@@ -3,9 +3,11 @@
 of how experiment.py turns one into what it starts. One "PASS: scenario:
 ..." or "FAIL: scenario: ..." line per check, like the C unit tests."""
 
+import contextlib
 import copy
 import importlib.machinery
 import importlib.util
+import io
 import json
 import os
 import subprocess
@@ -181,7 +183,7 @@ def test_figures():
     with tempfile.TemporaryDirectory() as d:
         scen = sc.load("tcp-friendly-10m")
         for label, base in (("pie", 10.0), ("pfifo", 80.0)):
-            summaries = []
+            dirs = []
             for i in (1, 2, 3):
                 run = os.path.join(d, scen["name"], label, "run-%d" % i)
                 os.makedirs(run)
@@ -192,16 +194,23 @@ def test_figures():
                     "goodput_mbps": {"1": 4.0 + i / 10, "2": 5.0}}}
                 with open(os.path.join(run, "summary.json"), "w") as f:
                     json.dump(s, f)
-                summaries.append(s)
-            with open(os.path.join(d, scen["name"], label, "aggregate.json"), "w") as f:
-                json.dump({"label": label, "aqm": label, "aqm_args": "", "scenario": scen,
-                           "runs": ["run-1", "run-2", "run-3"], "valid_runs": 3,
-                           "metrics": evaluate.aggregate(summaries)}, f)
+                dirs.append(run)
+            dirs.append(os.path.join(d, scen["name"], label, "run-4"))  # never ran
+            with contextlib.redirect_stdout(io.StringIO()):
+                evaluate.write_aggregate(os.path.join(d, scen["name"], label), scen, label,
+                                         label, "", dirs)
+        with open(os.path.join(d, scen["name"], "pie", "aggregate.json")) as f:
+            agg = json.load(f)
+        first = agg["trade_offs"][0]
+        check(agg["valid_runs"] == 3 and len(agg["trade_offs"]) == 3
+              and first["run"] == "run-1" and first["delay_ms"] == 11.0
+              and abs(first["goodput_mbps"] - 9.1) < 1e-9,
+            "aggregate.json: 3 of 4 runs valid, each valid run's delay-goodput point")
         written = rfc7928.render(os.path.join(d, scen["name"]))
         with open(written[0]) as f:
             text = f.read()
         check(len(written) == 2 and os.path.getsize(written[1]) > 1000
-              and "| pie | `pie` | 3 of 3 | 97 ± 0 |" in text and "| pfifo |" in text,
+              and "| pie | `pie` | 3 of 4 | 97 ± 0 |" in text and "| pfifo |" in text,
               "figures: the delay-goodput figure and the table, a row per qdisc")
 
 
