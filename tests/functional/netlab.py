@@ -13,6 +13,7 @@ packets."""
 import csv
 import json
 import os
+import signal
 import subprocess
 import tempfile
 import time
@@ -187,8 +188,7 @@ class Lab:
                str(port), "-t", str(seconds), "-P", str(flows), "-J"]
         if udp_rate:
             cmd += ["-u", "-b", udp_rate, "-l", "1400"]
-        return subprocess.Popen(cmd, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True)
+        return Source(cmd, seconds)
 
     def sample(self, kind, seconds, every=0.25):
         """Snapshots of one qdisc's stats over a period, at least three."""
@@ -225,10 +225,50 @@ print(sent)
 
 
 def udp_flood(pps, seconds, size=1400):
-    """Start a paced UDP flow src -> dst; .wait() it, stdout has the count."""
-    return subprocess.Popen(["ip", "netns", "exec", SRC, "/usr/bin/python3", "-c",
-                             UDP_SENDER, DST_IP, str(pps), str(seconds), str(size)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    """Start a paced UDP flow src -> dst; .wait() it, .out has the count."""
+    return Source(["ip", "netns", "exec", SRC, "/usr/bin/python3", "-c",
+                   UDP_SENDER, DST_IP, str(pps), str(seconds), str(size)], seconds)
+
+
+class Source:
+    """A traffic source started for a known time. Waiting for it is bounded:
+    one still running OVERRUN_S after its end (an iperf3 whose control
+    connection stalled, say) is killed, its failure says so, and the run
+    goes on. Its output is read while it runs, so a long -J report cannot
+    fill the pipe and stall it."""
+
+    OVERRUN_S = 60
+
+    def __init__(self, cmd, seconds):
+        self.deadline = time.monotonic() + seconds + self.OVERRUN_S
+        # a group of its own, so that a kill reaches anything it started
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     text=True, start_new_session=True)
+        self.out = self.err = None
+
+    def communicate(self):
+        """Wait for the end: (stdout, stderr)."""
+        if self.out is None:
+            try:
+                self.out, self.err = self.proc.communicate(
+                    timeout=max(1, self.deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                self.kill()
+                self.out, self.err = self.proc.communicate()
+                self.err += "\nkilled: still running %d s after its end: %s" % (
+                    self.OVERRUN_S, " ".join(self.proc.args))
+        return self.out, self.err
+
+    def kill(self):
+        os.killpg(self.proc.pid, signal.SIGKILL)
+
+    def wait(self):
+        self.communicate()
+        return self.proc.returncode
+
+    @property
+    def returncode(self):
+        return self.proc.returncode
 
 
 def link_address(ns, dev):

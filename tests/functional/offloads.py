@@ -50,7 +50,7 @@ def tcp_load(check, lab, kind, tag, seconds=LOAD_S, every=0.0):
     client = lab.iperf_client(seconds, flows=FLOWS)
     during = lab.sample(kind, seconds, every=every)
     client.wait()
-    check(client.returncode == 0, "%s: iperf3 ran" % tag, client.stderr)
+    check(client.returncode == 0, "%s: iperf3 ran" % tag, client.err)
     return during
 
 

@@ -38,7 +38,7 @@ def test_adaptive_tcp(check):
         client = lab.iperf_client(10, flows=4)
         during = lab.sample("ared", 10, every=0.5)
         client.wait()
-        check(client.returncode == 0, "tcp: iperf3 ran", client.stderr)
+        check(client.returncode == 0, "tcp: iperf3 ran", client.err)
         idle = lab.sample("ared", 2, every=0.5)
         last = during[-1]
         trace = " ".join("%.1f/%.3g" % (s["avg"], s["cur_maxp"]) for s in during)

@@ -52,7 +52,7 @@ def send_udp(pps, seconds):
 def run_tcp(lab, seconds, flows):
     lab.iperf_server()
     client = lab.iperf_client(seconds, flows=flows)
-    client.communicate(timeout=seconds + 60)
+    client.wait()
     return client.returncode
 
 

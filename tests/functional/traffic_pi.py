@@ -28,7 +28,7 @@ def load_then_idle(check, lab, name):
     client = lab.iperf_client(6, flows=4)
     during = lab.sample("pi", 6)
     client.wait()
-    check(client.returncode == 0, "%s: iperf3 ran" % name, client.stderr)
+    check(client.returncode == 0, "%s: iperf3 ran" % name, client.err)
     idle = lab.sample("pi", 3, every=0.5)
     return during, idle
 

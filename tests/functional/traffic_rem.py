@@ -64,7 +64,7 @@ def test_tcp_overload(check, with_offloads=False):
         timed = timed_samples(lab, 12)
         during = [s for _, s in timed]
         client.wait()
-        check(client.returncode == 0, "%s: iperf3 ran" % tag, client.stderr)
+        check(client.returncode == 0, "%s: iperf3 ran" % tag, client.err)
         idle = lab.sample("rem", 3, every=0.5)
 
         last = during[-1]
