@@ -218,6 +218,8 @@ def summary(samples, flows, rate_nominal_bps, scale, window, interval_s, fair_fl
     util, loss = rates(d, possible_bits(rate_nominal_bps, scale, inside[0], inside[-1]))
     q = [s["qlen_pkts"] for s in inside]
     delays = [queue_delay_ms(s, rate_nominal_bps) for s in inside]
+    # the delay as the qdisc measures it (pi, pie, dualpi2), emulated us
+    own = [s["qdelay_us"] / 1e3 / scale for s in inside if s.get("qdelay_us") is not None]
     probs = [s["prob"] for s in inside if s["prob"] is not None]
     goodput = {}
     for f in sorted({fl["flow"] for fl in flows}):
@@ -234,6 +236,9 @@ def summary(samples, flows, rate_nominal_bps, scale, window, interval_s, fair_fl
            "queue_delay_ms": {"mean": statistics.fmean(delays),
                               "std": statistics.pstdev(delays),
                               **{"p%d" % p: percentile(delays, p) for p in (50, 90, 95, 99)}},
+           "qdisc_delay_ms": {"mean": statistics.fmean(own), "std": statistics.pstdev(own),
+                              **{"p%d" % p: percentile(own, p) for p in (50, 99)}}
+           if own else None,
            "prob_mean": statistics.fmean(probs) if probs else None,
            "goodput_mbps": {str(f): g / 1e6 if g is not None else None
                             for f, g in goodput.items()},

@@ -14,13 +14,19 @@
  *   late_us     how late the sample was taken after its deadline
  *   qlen_pkts   backlog_bytes  sent_bytes  sent_pkts  drops  overlimits
  *   requeues    ecn_marks      prob   price   avg_qlen_pkts
+ *   qdelay_us   the queueing delay as the qdisc itself measures it
  *
- * The last five come from the qdisc's TCA_STATS_APP xstats, decoded for pi,
- * rem, blue, ared (pkt_sched_aqm.h) and mainline pie, red, fq_codel; a field
- * the kind has not is left empty. Deadlines missed by more than a period are
- * skipped, not made up, and counted. A summary of the lateness (jitter) goes
- * to stderr as one JSON object at the end, with start_ns, the first deadline
- * on CLOCK_MONOTONIC (time.monotonic_ns() in Python). SIGINT/SIGTERM end the run early.
+ * The last six come from the qdisc's TCA_STATS_APP xstats, decoded for pi,
+ * rem, blue, ared (pkt_sched_aqm.h) and mainline pie, red, fq_codel,
+ * dualpi2 (prob: what its classic queue meets, p' squared); a field the
+ * kind has not is left empty. qdelay_us is pi's queue over the link's rate
+ * at its last update, pie's delay (by default the sojourn time of the packet
+ * it last dequeued) and dualpi2's delay_c (the time its classic queue's head
+ * has waited so far). Deadlines missed by more than a period are skipped,
+ * not made up, and counted. A summary of the lateness (jitter) goes to
+ * stderr as one JSON object at the end, with start_ns, the first deadline on
+ * CLOCK_MONOTONIC (time.monotonic_ns() in Python). SIGINT/SIGTERM end the
+ * run early.
  * -r: run SCHED_FIFO (priority 10) to wake on time under load.
  */
 #define _GNU_SOURCE
@@ -48,13 +54,21 @@
 #define NSEC_PER_SEC	((int64_t)1000000000)
 #define PIE_PROB_ONE	((double)UINT64_MAX)	/* mainline pie: prob / U64_MAX */
 
+/* The head of mainline's struct tc_dualpi2_xstats (Linux 6.17 on; not in
+ * older UAPI headers such as the build host's)
+ */
+struct dualpi2_xstats_head {
+	uint32_t prob;		/* the base probability p', 1.0 = U32_MAX */
+	uint32_t delay_c;	/* classic queue's head sojourn so far, us */
+};
+
 struct sample {
 	bool found;
 	char kind[IFNAMSIZ];
 	uint32_t qlen_pkts, backlog_bytes, drops, overlimits, requeues;
 	uint64_t sent_bytes, sent_pkts;
 	int64_t ecn_marks;	/* -1: not reported by this kind */
-	double prob, price, avg_qlen_pkts;	/* NAN: not reported */
+	double prob, price, avg_qlen_pkts, qdelay_us;	/* NAN: not reported */
 };
 
 struct target {
@@ -104,6 +118,8 @@ static void decode_xstats(struct sample *s, const struct nlattr *app)
 		if (XSTATS(x, app)) {
 			s->prob = x.prob / one;
 			s->ecn_marks = x.ecn_marks;
+			if (x.qdelay_us != TC_PI_UNKNOWN)
+				s->qdelay_us = x.qdelay_us;
 		}
 	} else if (!strcmp(s->kind, "rem")) {
 		struct tc_rem_xstats x;
@@ -134,6 +150,7 @@ static void decode_xstats(struct sample *s, const struct nlattr *app)
 		if (XSTATS(x, app)) {
 			s->prob = x.prob / PIE_PROB_ONE;
 			s->ecn_marks = x.ecn_mark;
+			s->qdelay_us = x.delay;
 		}
 	} else if (!strcmp(s->kind, "red")) {
 		struct tc_red_xstats x;
@@ -145,6 +162,14 @@ static void decode_xstats(struct sample *s, const struct nlattr *app)
 
 		if (XSTATS(x, app) && x.type == TCA_FQ_CODEL_XSTATS_QDISC)
 			s->ecn_marks = x.qdisc_stats.ecn_mark;
+	} else if (!strcmp(s->kind, "dualpi2")) {
+		struct dualpi2_xstats_head x;
+
+		if (XSTATS(x, app)) {
+			/* classic traffic meets p' squared */
+			s->prob = pow(x.prob / (double)UINT32_MAX, 2);
+			s->qdelay_us = x.delay_c;
+		}
 	}
 }
 
@@ -213,7 +238,8 @@ static int qdisc_msg_cb(const struct nlmsghdr *nlh, void *data)
 		return MNL_CB_OK;
 	memset(ctx->sample, 0, sizeof(*ctx->sample));
 	ctx->sample->ecn_marks = -1;
-	ctx->sample->prob = ctx->sample->price = ctx->sample->avg_qlen_pkts = NAN;
+	ctx->sample->prob = ctx->sample->price = NAN;
+	ctx->sample->avg_qlen_pkts = ctx->sample->qdelay_us = NAN;
 	ctx->sample->found = true;
 	mnl_attr_parse(nlh, sizeof(*tcm), qdisc_attr_cb, ctx->sample);
 	return MNL_CB_OK;
@@ -269,6 +295,7 @@ static void write_sample(FILE *f, int64_t t_ns, int64_t late_ns,
 	print_field_double(f, s->prob);
 	print_field_double(f, s->price);
 	print_field_double(f, s->avg_qlen_pkts);
+	print_field_double(f, s->qdelay_us);
 	fputc('\n', f);
 }
 
@@ -365,7 +392,8 @@ int main(int argc, char **argv)
 	}
 	setvbuf(f, NULL, _IOFBF, 1 << 20);
 	fprintf(f, "t_us,late_us,qlen_pkts,backlog_bytes,sent_bytes,sent_pkts,"
-		"drops,overlimits,requeues,ecn_marks,prob,price,avg_qlen_pkts\n");
+		"drops,overlimits,requeues,ecn_marks,prob,price,avg_qlen_pkts,"
+		"qdelay_us\n");
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 

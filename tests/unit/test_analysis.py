@@ -93,6 +93,13 @@ def test_summary_counts():
           "summary: queue mean and sd")
     # 20 packets of 1500 bytes at the nominal 120 Mbit/s: 2 ms
     check(close(s["queue_delay_ms"]["p99"], 2.0), "summary: delay in nominal ms")
+    check(s["qdisc_delay_ms"] is None, "summary: no own delay from a kind that reports none")
+    # the qdisc's own figure is emulated us: 20 ms emulated at k = 10 is 2 ms
+    for i, row in enumerate(samples):
+        row["qdelay_us"] = 20000 if i % 2 else None
+    own = analysis.summary(samples, [], rate, k, (0, 1.0), 0.1)["qdisc_delay_ms"]
+    check(close(own["mean"], 2.0) and own["std"] == 0,
+          "summary: the qdisc's own delay in nominal ms, over the samples that have it")
     half = [sample(10 * i, 5 * i, 0, 20) for i in range(101)]
     check(close(analysis.busy_service(half, rate, k)["ratio"], 0.5),
           "busy service: half the link's rate while backlogged is 0.5")
