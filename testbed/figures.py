@@ -226,7 +226,7 @@ def cubic(out):
                     if summ is None:
                         break
                     if usable(summ):
-                        runs.append(summ["results"])
+                        runs.append(dict(summ["results"], scale=summ.get("scale")))
                 if runs:
                     rows.append((label, rate, flows, runs))
     if not rows:
@@ -252,14 +252,14 @@ def cubic(out):
                 + (" (%d runs)" % len(measured) if len(measured) < len(runs) else "")
                 if measured else "-")
 
-    lines = ["| configuration | Mbit/s | flows | runs | utilisation % | delay mean (ms) "
+    lines = ["| configuration | Mbit/s | flows | runs | k | utilisation % | delay mean (ms) "
              "| delay sd (ms) | delay p99 (ms) | its own delay mean (ms) | loss % | goal met |",
-             "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|"]
+             "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|"]
     for label, rate, flows, runs in rows:
         met = sum(not misses(r) for r in runs)
         missed = sorted({m for r in runs for m in misses(r)})
-        lines.append("| %s | %d | %d | %d | %s | %s | %s | %s | %s | %s | %d of %d%s |" % (
-            label, rate, flows, len(runs),
+        lines.append("| %s | %d | %d | %d | %s | %s | %s | %s | %s | %s | %s | %d of %d%s |" % (
+            label, rate, flows, len(runs), ", ".join(str(r["scale"]) for r in runs),
             cell(runs, lambda r: 100 * r["utilisation"], "%.1f"),
             cell(runs, lambda r: r["queue_delay_ms"]["mean"], "%.1f"),
             cell(runs, lambda r: r["queue_delay_ms"]["std"], "%.1f"),
@@ -269,7 +269,7 @@ def cubic(out):
             met, len(runs), " (missed: %s)" % ", ".join(missed) if missed else ""))
     text = ("Goal (issue 23): utilisation >= %d%%, mean queueing delay within %d%% of %s, "
             "its standard deviation within %d%% of it, in every run. Each cell: the mean "
-            "over the valid runs (min-max). The delay is the backlog over the link's rate, "
+            "over the valid runs (min-max); k: each run's time scale. The delay is the backlog over the link's rate, "
             "sampled every 10 ms; its own: the delay the qdisc itself measured at the same "
             "samples (pi: backlog over its rate estimate; pie: the last packet's sojourn; "
             "dualpi2: the classic queue head's wait so far), where recorded.\n\n"

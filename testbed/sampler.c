@@ -168,7 +168,11 @@ static void decode_xstats(struct sample *s, const struct nlattr *app)
 		if (XSTATS(x, app)) {
 			/* classic traffic meets p' squared */
 			s->prob = pow(x.prob / (double)UINT32_MAX, 2);
-			s->qdelay_us = x.delay_c;
+			/* U32_MAX: its lockless dump read a head enqueued
+			 * after its clock reading (now - ts went negative)
+			 */
+			if (x.delay_c != UINT32_MAX)
+				s->qdelay_us = x.delay_c;
 		}
 	}
 }
