@@ -218,11 +218,8 @@ def summary(samples, flows, rate_nominal_bps, scale, window, interval_s, fair_fl
     util, loss = rates(d, possible_bits(rate_nominal_bps, scale, inside[0], inside[-1]))
     q = [s["qlen_pkts"] for s in inside]
     delays = [queue_delay_ms(s, rate_nominal_bps) for s in inside]
-    # the delay as the qdisc measures it (pi, pie, dualpi2), emulated us;
-    # U32_MAX is no reading (dualpi2's lockless dump, before the sampler
-    # left it out)
-    own = [s["qdelay_us"] / 1e3 / scale for s in inside
-           if s.get("qdelay_us") is not None and s["qdelay_us"] < 0xffffffff]
+    # the delay as the qdisc measures it (pi, pie, dualpi2), emulated us
+    own = [s["qdelay_us"] / 1e3 / scale for s in inside if s.get("qdelay_us") is not None]
     probs = [s["prob"] for s in inside if s["prob"] is not None]
     goodput = {}
     for f in sorted({fl["flow"] for fl in flows}):

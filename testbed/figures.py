@@ -269,9 +269,9 @@ def cubic(out):
             met, len(runs), " (missed: %s)" % ", ".join(missed) if missed else ""))
     text = ("Goal (issue 23): utilisation >= %d%%, mean queueing delay within %d%% of %s, "
             "its standard deviation within %d%% of it, in every run. Each cell: the mean "
-            "over the valid runs (min-max); k: each run's time scale. The delay is the backlog over the link's rate, "
-            "sampled every 10 ms; its own: the delay the qdisc itself measured at the same "
-            "samples (pi: backlog over its rate estimate; pie: the last packet's sojourn; "
+            "over the valid runs (min-max); k: each run's time scale. The delay is the "
+            "backlog over the link's rate, sampled every 10 ms; its own: the delay the "
+            "qdisc itself measured at the same samples (pi: backlog over its rate estimate; pie: the last packet's sojourn; "
             "dualpi2: the classic queue head's wait so far), where recorded.\n\n"
             % (100 * GOAL_UTILISATION, 100 * GOAL_MEAN_ERROR, study.CUBIC_TARGET,
                100 * GOAL_SD) + "\n".join(lines) + "\n")
