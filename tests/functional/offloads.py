@@ -54,14 +54,22 @@ def tcp_load(check, lab, kind, tag, seconds=LOAD_S, every=0.0):
     return during
 
 
-def drained(lab, kind, seconds=5):
-    """kind's stats once its queue has emptied (or after seconds)."""
+def settled(lab, kind, seconds=5):
+    """(kind's stats, the sender's wire packets) once the queue has emptied
+    and neither count moved between two readings (or after seconds): the
+    connections' closing segments can still be on their way to the router
+    when iperf3 has exited, so a ledger read on the first empty queue can
+    find the sender one packet ahead."""
     end = time.time() + seconds
-    q = lab.qdisc(kind)
-    while q["qlen"] and time.time() < end:
-        time.sleep(0.2)
+    last = None
+    while True:
         q = lab.qdisc(kind)
-    return q
+        now = (q, lab.sender_sent())
+        seen = (q["packets"], q["drops"], now[1])
+        if q["qlen"] == 0 and last == seen or time.time() > end:
+            return now
+        last = seen if q["qlen"] == 0 else None
+        time.sleep(0.3)
 
 
 def backlogged_rate(rows, key="sent_pkts", since_us=0):
@@ -122,8 +130,7 @@ def test_small_limit(check, kind, args):
         recorded = lab.record(LOAD_S)
         tcp_load(check, lab, kind, tag, every=1)
         during = recorded()
-        q = drained(lab, kind)
-        sender = lab.sender_sent()
+        q, sender = settled(lab, kind)
         parent = lab.qdisc("htb")
 
         check_gso(check, tag, lab)
@@ -164,8 +171,7 @@ def test_ecn_ledger(check, kind, args):
         lab.ce_counter()
         shaped(lab, kind, args)
         tcp_load(check, lab, kind, tag, every=0.5)
-        q = drained(lab, kind)
-        sender = lab.sender_sent()
+        q, sender = settled(lab, kind)
         ce = lab.ce_received()
 
         check_gso(check, tag, lab)
