@@ -60,7 +60,7 @@ static const struct nla_policy pi_policy[TCA_PI_MAX + 1] = {
 	[TCA_PI_ECN]	= NLA_POLICY_MAX(NLA_U32, 1),
 	[TCA_PI_AUTOTUNE] = NLA_POLICY_MAX(NLA_U32, 1),
 	[TCA_PI_RTT]	= NLA_POLICY_FULL_RANGE(NLA_U32, &pi_rtt_range),
-	[TCA_PI_FLOWS]	= NLA_POLICY_MIN(NLA_U32, 1),
+	[TCA_PI_FLOWS]	= { .type = NLA_U32 },	/* 0: estimate N */
 	[TCA_PI_BANDWIDTH] = { .type = NLA_U64 },
 	[TCA_PI_RESPONSE] = NLA_POLICY_MAX(NLA_U32, __TC_PI_RESPONSE_MAX - 1),
 	[TCA_PI_SPACING] = NLA_POLICY_MAX(NLA_U32, __TC_PI_SPACING_MAX - 1),
@@ -357,6 +357,7 @@ static int pi_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 		.rate_estimate	= READ_ONCE(q->vars.dq.rate_q16),
 		.target_pkts	= READ_ONCE(q->vars.ref_pkts),
 		.qdelay_us	= READ_ONCE(q->vars.qdelay_us),
+		.tuned_flows	= READ_ONCE(q->vars.tuned_flows_q16),
 	};
 
 	return gnet_stats_copy_app(d, &st, sizeof(st));

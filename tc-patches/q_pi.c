@@ -13,7 +13,7 @@ static void explain(void)
 		"Usage: ... pi [ limit PACKETS ] [ target PACKETS | target TIME ]\n"
 		"              [ a A ] [ b B ] [ freq HZ ] [ ecn | noecn ]\n"
 		"              [ ecn_ceiling PROB ]\n"
-		"              [ autotune [ rtt TIME ] [ flows N ]\n"
+		"              [ autotune [ rtt TIME ] [ flows N | flows auto ]\n"
 		"                [ bandwidth RATE | bandwidth auto ]\n"
 		"                [ response cubic | response reno | response highspeed ]\n"
 		"                [ margin DEGREES ] | noautotune ]\n"
@@ -26,7 +26,8 @@ static void explain(void)
 		"  PROB and dropped above it, in (0, 1] (default 0.1; 1: always marked)\n"
 		"  autotune: derive A and B from the PI paper's rules for a link of\n"
 		"  RATE (default auto: the measured dequeue rate), at least N flows\n"
-		"  (default 1) and round-trip times at most TIME in [1us, 10s]\n"
+		"  (default 1; auto: as many as the probability in use implies)\n"
+		"  and round-trip times at most TIME in [1us, 10s]\n"
 		"  (default 200ms) without this queue, for CUBIC senders (default)\n"
 		"  or the response given; margin: the phase margin that places the\n"
 		"  crossover, in [0, 89] degrees (default 0: the paper's wg = z)\n"
@@ -126,9 +127,12 @@ static int pi_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 			has_rtt = true;
 		} else if (strcmp(*argv, "flows") == 0) {
 			AQM_NEXT_ARG("pi");
-			if (get_u32(&flows, *argv, 0) || flows == 0)
+			/* the kernel's 0 is "auto": estimated, not zero flows */
+			if (strcmp(*argv, "auto") == 0)
+				flows = 0;
+			else if (get_u32(&flows, *argv, 0) || flows == 0)
 				return aqm_illegal("pi", "flows",
-						   "must be a flow count in [1, 4294967295]");
+						   "must be a flow count in [1, 4294967295] or auto");
 			has_flows = true;
 		} else if (strcmp(*argv, "bandwidth") == 0) {
 			AQM_NEXT_ARG("pi");
@@ -233,8 +237,16 @@ static void pi_print_autotune(struct rtattr *tb[])
 	print_bool(PRINT_ANY, "autotune", "autotune ", true);
 	if (aqm_has(tb, TCA_PI_RTT, sizeof(__u32)))
 		aqm_print_time_us("rtt", "rtt %s ", rta_getattr_u32(tb[TCA_PI_RTT]));
-	if (aqm_has(tb, TCA_PI_FLOWS, sizeof(__u32)))
-		print_uint(PRINT_ANY, "flows", "flows %u ", rta_getattr_u32(tb[TCA_PI_FLOWS]));
+	if (aqm_has(tb, TCA_PI_FLOWS, sizeof(__u32))) {
+		__u32 flows = rta_getattr_u32(tb[TCA_PI_FLOWS]);
+
+		/* as bandwidth: JSON's 0 is auto */
+		print_uint(PRINT_JSON, "flows", NULL, flows);
+		if (flows)
+			print_uint(PRINT_FP, NULL, "flows %u ", flows);
+		else
+			print_string(PRINT_FP, NULL, "%s", "flows auto ");
+	}
 	if (aqm_has(tb, TCA_PI_BANDWIDTH, sizeof(__u64)))
 		aqm_print_bandwidth(rta_getattr_u64(tb[TCA_PI_BANDWIDTH]));
 	if (aqm_has(tb, TCA_PI_RESPONSE, sizeof(__u32)))
@@ -326,7 +338,7 @@ static int pi_print_xstats(struct qdisc_util *qu, FILE *f,
 
 	if (!xstats)
 		return 0;
-	if (RTA_PAYLOAD(xstats) < sizeof(*st))
+	if (RTA_PAYLOAD(xstats) < offsetof(struct tc_pi_xstats, tuned_flows))
 		return -1;
 	st = RTA_DATA(xstats);
 
@@ -334,9 +346,14 @@ static int pi_print_xstats(struct qdisc_util *qu, FILE *f,
 	print_float(PRINT_ANY, "gain_b", " b %g", aqm_frac64_to_double(st->gain_b));
 	print_string(PRINT_ANY, "gains_source", " (%s", pi_gains_source(st->gains_source));
 	if (st->gains_source == TC_PI_GAINS_BANDWIDTH ||
-	    st->gains_source == TC_PI_GAINS_ESTIMATE)
+	    st->gains_source == TC_PI_GAINS_ESTIMATE) {
 		print_float(PRINT_ANY, "tuned_capacity", " at %gpps",
 			    ldexp((double)st->tuned_capacity, -16));
+		/* a module older than the field sends a shorter struct */
+		if (RTA_PAYLOAD(xstats) >= sizeof(*st))
+			print_float(PRINT_ANY, "tuned_flows", " for %g flows",
+				    ldexp((double)st->tuned_flows, -16));
+	}
 	print_string(PRINT_FP, NULL, "%s", ")");
 	if (st->rate_estimate)
 		print_float(PRINT_ANY, "rate_estimate", " rate_estimate %gpps",

@@ -61,6 +61,19 @@
  * log2 domain (fixed_log2.h), K/z and K T/2 separately so that a - b = K T
  * keeps its precision.
  *
+ * With flows 0 (tc's "flows auto") N is not configured but estimated: the
+ * senders' response function inverted at the probability p in use gives the
+ * window W(p), and N = R C / W(p) flows of that window fill the pipe and the
+ * reference queue. The gains are derived again when that N moves by more
+ * than 1/2^PI_RETUNE_SHIFT, as for C; below N = 1 (p = 0 at the start)
+ * the design is for one flow. A design for N- flows is stable for more
+ * flows but slower with each (with the margin's crossover, a ~ N: 16 flows
+ * under a design for 4 met a loop a quarter as fast), so a link whose
+ * flow count is unknown or varies keeps the designed loop at every load.
+ * R is the design's: flows with shorter round trips make N look larger
+ * (by (R / R_i)^(1/4) each for CUBIC, R / R_i for Reno), and so the loop
+ * faster than designed, which the phase margin must then absorb.
+ *
  * Drops are random (each packet with probability p, ns-2's way) or, with
  * even spacing, at every packet that brings the probability accumulated
  * since the last drop to 1: the same rate, at regular intervals of 1/p
@@ -103,6 +116,8 @@
 /* Autotune: the design's defaults are the safe side, long RTT, few flows */
 #define PI_DEFAULT_RTT_US	200000
 #define PI_DEFAULT_FLOWS	1
+#define PI_FLOWS_AUTO		0	/* N estimated from p */
+#define PI_FLOWS_SHIFT		16	/* an estimated N is Q16 */
 #define PI_RTT_MAX_US		10000000	/* 10 s */
 #define PI_TARGET_DELAY_MAX_US	10000000	/* 10 s */
 #define PI_USEC_PER_SEC_Q16	(1000000ULL << AQM_DQ_RATE_SHIFT)
@@ -147,6 +162,7 @@ enum pi_gains_source {
 #define PI_HS_LOG2_HIGH_WINDOW	70183303450LL		/* log2 83000 */
 #define PI_HS_DECREASE_SLOPE_Q32 154872712ULL		/* 0.4 / log2 ratio */
 #define PI_HS_EXPONENT_Q32	5143673408ULL		/* e = 1/0.835 */
+#define PI_HS_INV_EXPONENT_Q32	3586297692ULL		/* 0.835 */
 #define PI_HS_LOG2_EXPONENT	1117343891LL		/* log2 e */
 
 /*
@@ -156,6 +172,7 @@ enum pi_gains_source {
 #define PI_CUBIC_LOG2_DECREASE	(-7460210421LL)
 #define PI_CUBIC_LOG2_SCALE	433165734LL
 #define PI_CUBIC_EXPONENT_Q32	5726623061ULL
+#define PI_CUBIC_INV_EXPONENT_Q32 3221225472ULL			/* 3/4 */
 #define PI_CUBIC_LOG2_EXPONENT	1782572486LL
 #define PI_CUBIC_LOG2_FRIENDLY	2512394810LL
 
@@ -173,7 +190,7 @@ enum pi_gains_source {
  * @autotune:		derive the gains from the design rules, not @a_frac
  *			and @b_frac
  * @rtt_us:		autotune: largest round-trip time Tp without this queue
- * @flows:		autotune: fewest flows N
+ * @flows:		autotune: fewest flows N; PI_FLOWS_AUTO = estimate N
  * @bandwidth_bps:	C in bytes per second, for autotune and a delay
  *			target; 0 = estimate it
  * @pkt_bytes:		bytes of a wire packet (MTU and link header): turns
@@ -210,6 +227,7 @@ struct pi_params {
  * @b_frac:	gain b in use, fraction of 2^64
  * @tuned_q16:	autotune: C the gains in use derive from, packets per second,
  *		Q16; 0 = none
+ * @tuned_flows_q16:	autotune: N the gains in use derive from, Q16; 0 = none
  * @source:	where the gains in use come from, pi_gains_source
  * @dq:		dequeue rate, where C is not configured
  * @accu:	even spacing: probability accumulated since the last drop, Q62
@@ -224,6 +242,7 @@ struct pi_vars {
 	u64 a_frac;
 	u64 b_frac;
 	u64 tuned_q16;
+	u64 tuned_flows_q16;
 	u32 source;
 	struct aqm_dq_rate dq;
 	u64 accu;
@@ -275,6 +294,7 @@ static inline void pi_vars_init(struct pi_vars *vars)
 	vars->a_frac = 0;
 	vars->b_frac = 0;
 	vars->tuned_q16 = 0;
+	vars->tuned_flows_q16 = 0;
 	vars->source = PI_GAINS_PENDING;
 	aqm_dq_rate_init(&vars->dq);
 	vars->accu = 0;
@@ -354,7 +374,7 @@ static inline void pi_cubic_plant(s64 log2_w, s64 log2_r, s64 log2_n,
 /**
  * pi_design_rules() - the PI paper's design for a given link
  * @cap_q16:	C, packets per second, Q16, not 0
- * @flows:	N, not 0
+ * @flows_q16:	N, Q16, not 0
  * @rtt_us:	R, the round trip with the reference queue's delay, not 0
  * @response:	senders' response function, pi_response
  * @margin_deg:	phase margin placing the crossover, 1..PI_MARGIN_MAX_DEG
@@ -364,12 +384,12 @@ static inline void pi_cubic_plant(s64 log2_w, s64 log2_r, s64 log2_n,
  * See the top of this file; HighSpeed TCP below its low window (38
  * packets) is Reno, and so is its design.
  */
-static inline void pi_design_rules(u64 cap_q16, u32 flows, u64 rtt_us,
+static inline void pi_design_rules(u64 cap_q16, u64 flows_q16, u64 rtt_us,
 				   u32 response, u32 margin_deg,
 				   struct pi_design *d)
 {
 	s64 log2_c = aqm_log2_q32(cap_q16, AQM_DQ_RATE_SHIFT);
-	s64 log2_n = aqm_log2_q32(flows, 0);
+	s64 log2_n = aqm_log2_q32(flows_q16, PI_FLOWS_SHIFT);
 	s64 log2_r = aqm_log2_q32(rtt_us, 0) - PI_LOG2_1E6;
 	s64 log2_w = log2_r + log2_c - log2_n;
 	s64 log2_g, log2_wg, log2_sqrt;
@@ -487,10 +507,64 @@ static inline u64 pi_design_rtt_us(const struct pi_params *params, u64 cap_q16)
 	return params->rtt_us + pi_delay_us(params->target_pkts, cap_q16);
 }
 
-/* |x - y| above y / 2^PI_RETUNE_SHIFT */
-static inline bool pi_capacity_moved(u64 x, u64 y)
+/* |x - y| above y / 2^PI_RETUNE_SHIFT: C or N moved enough to re-derive */
+static inline bool pi_design_moved(u64 x, u64 y)
 {
 	return (x > y ? x - y : y - x) > y >> PI_RETUNE_SHIFT;
+}
+
+/*
+ * log2 of the window W(p) in packets, Q32, of senders with @response at
+ * drop probability p (log2 @log2_p, below 0) and round trip R (@log2_r,
+ * seconds): pi_design_rules()'s W -> p inverted. CUBIC's window is the
+ * larger of its own and its Reno-friendly one; HighSpeed TCP's is Reno's
+ * where it falls below its low window.
+ */
+static inline s64 pi_response_log2_window(u32 response, s64 log2_p, s64 log2_r)
+{
+	s64 log2_w, log2_w_friendly;
+
+	if (response == PI_RESPONSE_CUBIC) {
+		/* W = (1.2333^(1/3) R / p)^(3/4), or (1.5 / p)^(1/2) */
+		log2_w = pi_mul_q32(PI_CUBIC_INV_EXPONENT_Q32,
+				    PI_CUBIC_LOG2_SCALE + log2_r - log2_p);
+		log2_w_friendly = (PI_CUBIC_LOG2_FRIENDLY - log2_p) / 2;
+		return log2_w > log2_w_friendly ? log2_w : log2_w_friendly;
+	}
+	if (response == PI_RESPONSE_HIGHSPEED) {
+		/* W = 0.12 / p^0.835 */
+		log2_w = PI_HS_LOG2_0_12 - pi_mul_q32(PI_HS_INV_EXPONENT_Q32, log2_p);
+		if (log2_w > PI_HS_LOG2_LOW_WINDOW)
+			return log2_w;
+	}
+	/* W = (2 / p)^(1/2) */
+	return ((s64)AQM_LOG2_ONE - log2_p) / 2;
+}
+
+/*
+ * N of the design, Q16: the configured fewest flows, or with PI_FLOWS_AUTO
+ * R C / W(p) at the p in use, at least 1 and at most 2^32 (C and R not 0).
+ */
+static inline u64 pi_design_flows_q16(const struct pi_params *params,
+				      const struct pi_vars *vars, u64 cap_q16,
+				      u64 rtt_us)
+{
+	s64 log2_r, log2_n;
+
+	if (params->flows != PI_FLOWS_AUTO)
+		return (u64)params->flows << PI_FLOWS_SHIFT;
+	if (!vars->prob)
+		return 1ULL << PI_FLOWS_SHIFT;
+	log2_r = aqm_log2_q32(rtt_us, 0) - PI_LOG2_1E6;
+	log2_n = log2_r + aqm_log2_q32(cap_q16, AQM_DQ_RATE_SHIFT) -
+		 pi_response_log2_window(params->response,
+					 aqm_log2_q32(vars->prob, PI_PROB_SHIFT),
+					 log2_r);
+	if (log2_n <= 0)
+		return 1ULL << PI_FLOWS_SHIFT;
+	if (log2_n > 32 * (s64)AQM_LOG2_ONE)
+		log2_n = 32 * (s64)AQM_LOG2_ONE;
+	return aqm_exp2_q32(log2_n, PI_FLOWS_SHIFT);
 }
 
 /**
@@ -503,12 +577,14 @@ static inline bool pi_capacity_moved(u64 x, u64 y)
 static inline void pi_retune(const struct pi_params *params,
 			     struct pi_vars *vars, bool force)
 {
+	u64 cap_q16, rtt_us, flows_q16, a_frac, b_frac;
 	struct pi_design d;
-	u64 cap_q16, a_frac, b_frac;
 
 	if (!params->autotune) {
 		WRITE_ONCE(vars->a_frac, params->a_frac);
 		WRITE_ONCE(vars->b_frac, params->b_frac);
+		WRITE_ONCE(vars->tuned_q16, 0);
+		WRITE_ONCE(vars->tuned_flows_q16, 0);
 		WRITE_ONCE(vars->source, PI_GAINS_MANUAL);
 		return;
 	}
@@ -519,20 +595,25 @@ static inline void pi_retune(const struct pi_params *params,
 		WRITE_ONCE(vars->a_frac, 0);
 		WRITE_ONCE(vars->b_frac, 0);
 		WRITE_ONCE(vars->tuned_q16, 0);
+		WRITE_ONCE(vars->tuned_flows_q16, 0);
 		WRITE_ONCE(vars->source, PI_GAINS_PENDING);
 		WRITE_ONCE(vars->prob, 0);
 		vars->accu = 0;
 		return;
 	}
-	if (!force && vars->tuned_q16 && !pi_capacity_moved(cap_q16, vars->tuned_q16))
+	rtt_us = pi_design_rtt_us(params, cap_q16);
+	flows_q16 = pi_design_flows_q16(params, vars, cap_q16, rtt_us);
+	if (!force && vars->tuned_q16 && !pi_design_moved(cap_q16, vars->tuned_q16) &&
+	    !pi_design_moved(flows_q16, vars->tuned_flows_q16))
 		return;
 
-	pi_design_rules(cap_q16, params->flows, pi_design_rtt_us(params, cap_q16),
-			params->response, params->margin_deg, &d);
+	pi_design_rules(cap_q16, flows_q16, rtt_us, params->response,
+			params->margin_deg, &d);
 	pi_discretise(&d, pi_update_period_ns(params), &a_frac, &b_frac);
 	WRITE_ONCE(vars->a_frac, a_frac);
 	WRITE_ONCE(vars->b_frac, b_frac);
 	WRITE_ONCE(vars->tuned_q16, cap_q16);
+	WRITE_ONCE(vars->tuned_flows_q16, flows_q16);
 	WRITE_ONCE(vars->source, params->bandwidth_bps ? PI_GAINS_BANDWIDTH :
 			       PI_GAINS_ESTIMATE);
 }

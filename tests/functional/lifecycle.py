@@ -30,7 +30,7 @@ CHANGES = {
            "ecn_ceiling 1", "noecn", "ecn_ceiling 0.1",
            "autotune", "rtt 50ms", "flows 8", "bandwidth 10mbit", "response highspeed",
            "bandwidth auto", "response reno", "margin 60", "margin 0", "target 20ms",
-           "response cubic", "noautotune", "bandwidth 10mbit", "target 100", "bandwidth auto",
+           "response cubic", "flows auto", "noautotune", "bandwidth 10mbit", "target 100", "bandwidth auto",
            "spacing even", "spacing random",
            "limit 1000"),
     "rem": ("limit 500", "target 200", "gamma 0.01", "phi 1.01", "alpha 0.5",

@@ -282,7 +282,7 @@ static void test_rules_paper(void)
 	uint64_t a, b;
 
 	/* C = 3750 packets/s, N = 60, R = 0.246 s: the PI paper's example */
-	pi_design_rules(3750ULL << 16, 60, 246000, PI_RESPONSE_RENO, 0, &d);
+	pi_design_rules(3750ULL << 16, 60ULL << PI_FLOWS_SHIFT, 246000, PI_RESPONSE_RENO, 0, &d);
 	check(fabs(exp2(ldexp((double)d.log2_z, -32)) - 0.529) < 0.0005 &&
 	      fabs(exp2(ldexp((double)d.log2_k, -32)) - 9.78e-6) < 0.005e-6,
 	      "Reno rules for the paper's link: z = %.4f (0.529), K = %.4g (9.78e-6)",
@@ -313,7 +313,8 @@ static void test_rules_match_reference(void)
 			struct pi_design d;
 			uint64_t a, b;
 
-			pi_design_rules((uint64_t)nearbyint(ldexp(c, 16)), 4, 60000, resp,
+			pi_design_rules((uint64_t)nearbyint(ldexp(c, 16)), 4ULL << PI_FLOWS_SHIFT,
+					60000, resp,
 					margins[m], &d);
 			pi_discretise(&d, 5882352, &a, &b);
 			worst_a = fmax(worst_a, fabs(frac_to_double(a) / want.a - 1));
@@ -357,8 +358,8 @@ static void test_margin_loop(void)
 		double z, k;
 		struct pi_design d;
 
-		pi_design_rules((uint64_t)nearbyint(ldexp(c, 16)), 4, 60000,
-				PI_RESPONSE_HIGHSPEED, pm, &d);
+		pi_design_rules((uint64_t)nearbyint(ldexp(c, 16)), 4ULL << PI_FLOWS_SHIFT,
+				60000, PI_RESPONSE_HIGHSPEED, pm, &d);
 		z = exp2(ldexp((double)d.log2_z, -32));
 		k = exp2(ldexp((double)d.log2_k, -32));
 		l = k * (s / z + 1) / s * ref.gain * cexp(-s * r) /
@@ -632,7 +633,8 @@ static double mismatched_margin(double c, unsigned int n, double r,
 	struct pi_design d;
 	int i;
 
-	pi_design_rules((uint64_t)nearbyint(ldexp(c, 16)), n, (uint64_t)nearbyint(r * 1e6),
+	pi_design_rules((uint64_t)nearbyint(ldexp(c, 16)), (uint64_t)n << PI_FLOWS_SHIFT,
+			(uint64_t)nearbyint(r * 1e6),
 			design, margin, &d);
 	z = exp2(ldexp((double)d.log2_z, -32));
 	k = exp2(ldexp((double)d.log2_k, -32));
@@ -656,6 +658,105 @@ static double mismatched_margin(double c, unsigned int n, double r,
  * 10^5 packets) and every kind of sender. The default (CUBIC) must keep
  * the most.
  */
+/* the drop probability senders of @response meet at window @w and RTT @r */
+static double ref_response_p(unsigned int response, double w, double r)
+{
+	double e;
+
+	if (response == PI_RESPONSE_CUBIC)
+		return ref_cubic_p(w, r, &e);
+	if (response == PI_RESPONSE_HIGHSPEED && w > 38)
+		return pow(0.12 / w, 1 / 0.835);
+	return 2 / (w * w);
+}
+
+/*
+ * flows auto: N = R C / W(p) inverts each response function at the p that
+ * N flows of window R C / N meet, 1 to 1000 flows, 10 Mbit/s to 10 Gbit/s,
+ * 20 to 300 ms; the gains follow it, past the retune band only.
+ */
+static void test_flows_estimate(void)
+{
+	static const double rates_mbit[] = { 10, 100, 1000, 10000 };
+	static const double flows[] = { 1, 4, 16, 100, 1000 };
+	static const double rtts[] = { 0.02, 0.1, 0.3 };
+	double worst = 0;
+	unsigned int resp, i, j, l, points = 0;
+	struct pi_params params;
+	struct pi_vars vars, fixed;
+	uint64_t cap_q16;
+
+	for (resp = 0; resp <= PI_RESPONSE_CUBIC; resp++)
+		for (i = 0; i < sizeof(rates_mbit) / sizeof(rates_mbit[0]); i++)
+			for (j = 0; j < sizeof(flows) / sizeof(flows[0]); j++)
+				for (l = 0; l < sizeof(rtts) / sizeof(rtts[0]); l++) {
+					double c = rates_mbit[i] * 1e6 / 8 / 1514;
+					double p = ref_response_p(resp, rtts[l] * c / flows[j],
+								  rtts[l]);
+
+					if (p >= 1 || rtts[l] * c / flows[j] < 2)
+						continue;
+					pi_params_init(&params, 1514);
+					params.flows = PI_FLOWS_AUTO;
+					params.response = resp;
+					pi_vars_init(&vars);
+					vars.prob = (uint64_t)ldexp(p, PI_PROB_SHIFT);
+					cap_q16 = (uint64_t)nearbyint(ldexp(c, 16));
+					worst = fmax(worst, fabs(ldexp((double)pi_design_flows_q16(
+						&params, &vars, cap_q16,
+						(uint64_t)nearbyint(rtts[l] * 1e6)), -16) /
+						flows[j] - 1));
+					points++;
+				}
+	check(worst < 1e-5,
+	      "flows auto: R C / W(p) gives back N within %.2g at %u points (Reno, HighSpeed, CUBIC; 1-1000 flows, 10 Mbit/s-10 Gbit/s, 20-300 ms)",
+	      worst, points);
+
+	/* at p = 0 the design is for one flow; at 16 flows' p, for 16 */
+	pi_params_init(&params, 1514);
+	params.autotune = true;
+	params.flows = PI_FLOWS_AUTO;
+	params.bandwidth_bps = 100000000 / 8;
+	params.target_delay_us = 20000;
+	params.rtt_us = 48000;
+	pi_vars_init(&vars);
+	pi_retune(&params, &vars, true);
+	check(vars.tuned_flows_q16 == 1 << PI_FLOWS_SHIFT,
+	      "flows auto: p = 0 designs for one flow (%.3f)",
+	      ldexp((double)vars.tuned_flows_q16, -16));
+
+	{
+		double c = ldexp((double)pi_bandwidth_q16(&params), -16);
+		double w = 0.068 * c / 16;
+		uint64_t a_16, moved;
+
+		vars.prob = (uint64_t)ldexp(ref_response_p(PI_RESPONSE_CUBIC, w, 0.068),
+					    PI_PROB_SHIFT);
+		pi_retune(&params, &vars, false);
+		fixed = vars;
+		params.flows = 16;
+		pi_retune(&params, &fixed, true);
+		params.flows = PI_FLOWS_AUTO;
+		check(fabs(ldexp((double)vars.tuned_flows_q16, -16) - 16) < 1e-3 &&
+		      fabs((double)vars.a_frac / fixed.a_frac - 1) < 1e-5,
+		      "flows auto at 16 flows' p: designed for %.4f flows, a %.6g (flows 16: %.6g)",
+		      ldexp((double)vars.tuned_flows_q16, -16), frac_to_double(vars.a_frac),
+		      frac_to_double(fixed.a_frac));
+
+		/* 10% more p is ~7.4% more flows for CUBIC: inside the band */
+		a_16 = vars.a_frac;
+		vars.prob += vars.prob / 10;
+		pi_retune(&params, &vars, false);
+		moved = vars.a_frac;
+		check(moved == a_16, "flows auto: a 10%% rise of p keeps the gains (within the 12.5%% band)");
+		vars.prob += vars.prob / 2;
+		pi_retune(&params, &vars, false);
+		check(vars.a_frac > a_16 && vars.tuned_flows_q16 > 18 << PI_FLOWS_SHIFT,
+		      "flows auto: a 65%% rise of p re-derives them (%.2f flows, a %.6g)",
+		      ldexp((double)vars.tuned_flows_q16, -16), frac_to_double(vars.a_frac));
+	}
+}
+
 static void test_default_response(void)
 {
 	static const double rates_mbit[] = { 10, 100, 1000, 10000 };
@@ -790,6 +891,7 @@ int main(void)
 	test_margin_loop();
 	test_autotune();
 	test_default_response();
+	test_flows_estimate();
 	test_delay_target();
 	test_shaper_bursts();
 	test_skipped_dequeues();

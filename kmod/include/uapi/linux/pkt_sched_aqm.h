@@ -35,7 +35,7 @@ enum {
 	TCA_PI_ECN,		/* u32, 0 or 1 */
 	TCA_PI_AUTOTUNE,	/* u32, 0 or 1: derive a and b (then not settable) */
 	TCA_PI_RTT,		/* u32, autotune: largest RTT, microseconds */
-	TCA_PI_FLOWS,		/* u32, autotune: fewest flows */
+	TCA_PI_FLOWS,		/* u32, autotune: fewest flows; 0 = estimate */
 	TCA_PI_BANDWIDTH,	/* u64, autotune: link rate in bytes/s; 0 = estimate */
 	TCA_PI_RESPONSE,	/* u32, autotune: TC_PI_RESPONSE_* */
 	TCA_PI_SPACING,		/* u32, TC_PI_SPACING_*: how drops are spread */
@@ -93,6 +93,7 @@ struct tc_pi_xstats {
 	__u32 qdelay_us;	/* queue over the link's rate at the last update,
 				 * microseconds; or TC_PI_UNKNOWN
 				 */
+	__u64 tuned_flows;	/* N of the autotuned gains, Q48.16; 0 = none */
 };
 
 #define TC_PI_UNKNOWN	0xffffffffU
