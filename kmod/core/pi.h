@@ -67,9 +67,11 @@
  * reference queue. The gains are derived again when that N moves by more
  * than 1/2^PI_RETUNE_SHIFT, as for C; below N = 1 (p = 0 at the start)
  * the design is for one flow. A design for N- flows is stable for more
- * flows but slower with each (with the margin's crossover, a ~ N: 16 flows
- * under a design for 4 met a loop a quarter as fast), so a link whose
- * flow count is unknown or varies keeps the designed loop at every load.
+ * flows but slower with each: the senders' gain falls as 1/N to 1/N^2,
+ * and with the margin's crossover the gains grow about as N (a design for
+ * 4 gives 16 flows a quarter of the gains a design for 16 derives). With
+ * the estimate, a link whose flow count is unknown or varies keeps the
+ * designed loop at every load.
  * R is the design's: flows with shorter round trips make N look larger
  * (by (R / R_i)^(1/4) each for CUBIC, R / R_i for Reno), and so the loop
  * faster than designed, which the phase margin must then absorb.
