@@ -6,13 +6,18 @@ writes (OUT/SCENARIO/LABEL/run-I/summary.json and aggregate.json):
   goodput) and, per qdisc with at least two runs, the ellipse of one
   standard deviation around their mean (the axes of the runs' covariance);
   the delay axis is reversed, so that better lies up and to the right;
-- OUT/SCENARIO/summary.md: one row per qdisc, mean ± 95% interval.
+- OUT/SCENARIO/summary.md: one row per qdisc, mean ± 95% interval;
+- OUT/SCENARIO/fidelity-LABEL.md (scripts/evaluate --scales A,B): the same
+  point at two time scales, metric by metric, and whether the difference
+  of their means lies within the runs' noise (Welch's t-test at 95%).
 """
 
 import glob
 import json
 import math
 import os
+
+import analysis
 
 # (column, metric of aggregate.json)
 COLUMNS = (("utilisation %", "utilisation"), ("loss %", "loss rate"),
@@ -57,6 +62,74 @@ def cell(metric):
     if metric["ci95"] is None:
         return "%.3g" % metric["mean"]
     return "%.3g ± %.2g" % (metric["mean"], metric["ci95"])
+
+
+# what time scaling must preserve: (metric of aggregate.json, unit)
+FIDELITY_METRICS = (("utilisation", "%"), ("loss rate", "%"),
+                    ("queue delay p50", "ms"), ("queue delay p90", "ms"),
+                    ("queue delay p99", "ms"), ("probe delay p50", "ms"),
+                    ("probe delay p99", "ms"), ("Jain's index", ""))
+
+
+def t95(df):
+    """Student's t for a two-sided 95% interval, df degrees of freedom
+    (the table analysis.mean_ci uses)."""
+    return analysis.T95[df - 1] if df <= len(analysis.T95) else 1.96
+
+
+def welch(a, b):
+    """Whether two means ({"n", "mean", "ci95"} of analysis.mean_ci) differ
+    by no more than their runs' noise: Welch's t-test at 95%, the standard
+    errors recovered from the intervals. (difference, allowed), or None
+    where either side has fewer than two runs."""
+    if a["mean"] is None or b["mean"] is None or a["ci95"] is None or b["ci95"] is None:
+        return None
+    se2 = [(m["ci95"] / t95(m["n"] - 1)) ** 2 for m in (a, b)]
+    total = sum(se2)
+    diff = b["mean"] - a["mean"]
+    if total == 0:
+        return diff, 0.0
+    df = total ** 2 / sum(v ** 2 / (m["n"] - 1) for v, m in zip(se2, (a, b)) if v)
+    t = t95(max(1, int(df)))
+    return diff, t * math.sqrt(total)
+
+
+def fidelity(scenario_dir, label, scales):
+    """Write SCENARIO/fidelity-LABEL.md from the points LABEL-kA and
+    LABEL-kB; its path, or None when either has no aggregate."""
+    aggs = []
+    for k in scales:
+        try:
+            with open(os.path.join(scenario_dir, "%s-k%s" % (label, k), "aggregate.json")) as f:
+                aggs.append(json.load(f))
+        except (OSError, ValueError):
+            return None
+    a, b = aggs
+    lines = ["# %s, %s: k = %s against k = %s" % (
+        os.path.basename(os.path.normpath(scenario_dir)), label, scales[0], scales[1]), "",
+        "The same nominal point (`%s %s`) at two time scales, %d and %d valid runs. "
+        "Mean ± 95%% confidence interval; \"within noise\" when the difference of the "
+        "means passes Welch's t-test at 95%% (|difference| at most the allowed)."
+        % (a["aqm"], a["aqm_args"], a["valid_runs"], b["valid_runs"]), "",
+        "| metric | k = %s | k = %s | difference | allowed | within noise |" % tuple(scales),
+        "|---|---|---|---|---|---|"]
+    for metric, unit in FIDELITY_METRICS:
+        ma, mb = a["metrics"].get(metric), b["metrics"].get(metric)
+        if not ma or not mb or ma["mean"] is None or mb["mean"] is None:
+            continue
+        test = welch(ma, mb)
+        name = "%s (%s)" % (metric, unit) if unit else metric
+        if test is None:
+            lines.append("| %s | %s | %s | %.3g | - | - |"
+                         % (name, cell(ma), cell(mb), mb["mean"] - ma["mean"]))
+        else:
+            lines.append("| %s | %s | %s | %.3g | %.3g | %s |"
+                         % (name, cell(ma), cell(mb), test[0], test[1],
+                            "yes" if abs(test[0]) <= test[1] else "**no**"))
+    path = os.path.join(scenario_dir, "fidelity-%s.md" % label)
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    return path
 
 
 def render(scenario_dir):

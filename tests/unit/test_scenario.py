@@ -17,6 +17,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
                                 "testbed"))
+import analysis  # noqa: E402
 import campaign  # noqa: E402
 import experiment  # noqa: E402
 import rfc7928  # noqa: E402
@@ -214,6 +215,36 @@ def test_figures():
               "figures: the delay-goodput figure and the table, a row per qdisc")
 
 
+def test_fidelity():
+    """Welch's test on two points' intervals, and fidelity-LABEL.md."""
+    def m(values):
+        return analysis.mean_ci(values)
+    same = rfc7928.welch(m([96, 97, 98]), m([96.5, 97.5, 98.5]))
+    check(abs(same[0] - 0.5) < 1e-12 and same[1] > 0.5,
+          "welch: means 0.5 apart with sd 1 in 3 runs each are within noise")
+    # sd 1 each, n = 3: se^2 = 2/3, df = 4, allowed = 2.776 * sqrt(2/3)
+    apart = rfc7928.welch(m([96, 97, 98]), m([99, 100, 101]))
+    check(apart[0] == 3 and abs(apart[1] - 2.776 * (2 / 3) ** 0.5) < 1e-3
+          and abs(apart[0]) > apart[1], "welch: 3 apart is not (df from Welch-Satterthwaite)")
+    check(rfc7928.welch(m([1]), m([1, 2])) is None, "welch: one run has no interval")
+    with tempfile.TemporaryDirectory() as d:
+        for k, utils in (("1", [96, 97, 98]), ("5", [99, 100, 101])):
+            point = os.path.join(d, "pie-k" + k)
+            os.makedirs(point)
+            with open(os.path.join(point, "aggregate.json"), "w") as f:
+                json.dump({"aqm": "pie", "aqm_args": "", "valid_runs": 3, "metrics": {
+                    "utilisation": m(utils), "queue delay p50": m([10, 11, 12])}}, f)
+        path = rfc7928.fidelity(d, "pie", ["1", "5"])
+        with open(path) as f:
+            text = f.read()
+        check(path.endswith("fidelity-pie.md") and "| utilisation (%) | 97 ± 2.5 | 100 ± 2.5 | 3 |"
+              in text and "**no** |" in text and "| queue delay p50 (ms) |" in text
+              and text.count("| yes |") == 1,
+              "fidelity-LABEL.md: a row per metric both points have, the verdict per row")
+        check(rfc7928.fidelity(d, "pie", ["1", "2"]) is None,
+              "fidelity: nothing written while a scale's point is missing")
+
+
 def test_batches():
     """evaluate's batches: one experiment call for the runs that share a
     scenario and scale; each run's recorded command (experiment.py
@@ -227,7 +258,7 @@ def test_batches():
         tasks = []
         for label, kind, args in (("pie", "pie", ""), ("pi-autotune", "pi", "target 15ms")):
             todo, _ = evaluate.point_tasks(os.path.join(d, "tcp-friendly-10m", label),
-                                           "tcp-friendly-10m", kind, args, opts)
+                                           "tcp-friendly-10m", kind, args, "auto", opts)
             tasks += todo
         labelled = evaluate.batches(tasks, d, 3)
         check(len(labelled) == 2 and [len(json.load(open(a[a.index("--batch") + 1])))
@@ -310,6 +341,6 @@ def test_shortflows():
 
 
 for test in (test_library, test_refusals, test_capacity, test_flows, test_launches, test_aggregate,
-             test_figures, test_batches, test_suite, test_shortflows):
+             test_figures, test_fidelity, test_batches, test_suite, test_shortflows):
     test()
 sys.exit(1 if failures else 0)
