@@ -68,6 +68,8 @@ def access_scenarios(rate):
                  [([bulk()], 3), ([bulk()], 3), ([bulk()], 10), ([bulk()], 10)])
     yield access("aggressive", "5.2", "3 CUBIC flows beside one Scalable TCP flow",
                  rate, [[bulk()]] * 3 + [[bulk("scalable")]])
+    yield access("aggressive-bbr", "5.2", "3 CUBIC flows beside one BBR flow",
+                 rate, [[bulk()]] * 3 + [[bulk("bbr")]])
     yield access("udp-alone", "5.3", "unresponsive UDP at 1.2 times the bottleneck rate",
                  rate, [[{"type": "udp", "rate_mbit": 1.2 * rate}]])
     yield access("udp-tcp", "5.3",
@@ -118,6 +120,15 @@ def tcp_senders(s):
     return any(t["type"] in ("bulk", "short") for p in s["pairs"] for t in p["traffic"])
 
 
+def dctcp_scenario(rate):
+    """DCTCP (it needs ECN: only the ECN twin) beside CUBIC in one queue:
+    a single-queue AQM marks both alike, and DCTCP answers a mark with a
+    cut in proportion to the marks, CUBIC with a cut by 30%."""
+    return with_ecn(access("dctcp-cubic", "5.2", "2 DCTCP flows beside 2 CUBIC flows",
+                           rate, [[bulk("dctcp")]] * 2 + [[bulk()]] * 2))
+
+
 _ACCESS = [s for rate in ACCESS_RATES_MBIT for s in access_scenarios(rate)]
 LIBRARY = {s["name"]: s for s in
-           [STUDY] + _ACCESS + [with_ecn(s) for s in _ACCESS if tcp_senders(s)]}
+           [STUDY] + _ACCESS + [with_ecn(s) for s in _ACCESS if tcp_senders(s)]
+           + [dctcp_scenario(rate) for rate in ACCESS_RATES_MBIT]}

@@ -44,14 +44,16 @@ RUNS = 3
 DURATION = "30s"
 SCENARIOS = (
     [name + "-10m" for name in (
-        "tcp-friendly", "tcp-friendly-iw", "aggressive", "udp-alone", "udp-tcp", "lbe",
+        "tcp-friendly", "tcp-friendly-iw", "aggressive", "aggressive-bbr", "udp-alone",
+        "udp-tcp", "lbe",
         "rtt-fairness-5ms", "rtt-fairness-20ms", "rtt-fairness-50ms", "rtt-fairness-100ms",
         "rtt-fairness-200ms", "rtt-fairness-560ms", "bursts-short", "bursts-mix",
         "congestion-1flows", "congestion-8flows", "congestion-64flows", "congestion-varying",
         "capacity-varying")]
     + [name + "-100m" for name in ("tcp-friendly", "udp-tcp", "rtt-fairness-20ms",
                                    "bursts-mix", "congestion-64flows", "capacity-varying")]
-    + [name + "-10m-ecn" for name in ("tcp-friendly", "bursts-mix", "congestion-64flows")])
+    + [name + "-10m-ecn" for name in ("tcp-friendly", "bursts-mix", "congestion-64flows",
+                                      "dctcp-cubic")])
 
 # the quick mode: one scenario, four qdiscs, one short run each; about 10
 # minutes under TCG (a smoke run of the whole path, not a result)
