@@ -132,6 +132,30 @@ def fidelity(scenario_dir, label, scales):
     return path
 
 
+# RFC 7928 4.6: the same AQM over one queue and with flow queueing
+FQ_PAIRS = (("codel", "fq_codel"), ("pie", "fq_pie"))
+FQ_METRICS = (("utilisation %", "utilisation"), ("delay p99 ms", "queue delay p99"),
+              ("probe p99 ms", "probe delay p99"), ("Jain", "Jain's index"))
+
+
+def fq_comparison(pts):
+    """summary.md's lines for RFC 7928 4.6: each single-queue AQM beside its
+    flow-queueing form, where the scenario has both."""
+    metrics = {label: agg["metrics"] for label, agg, _ in pts}
+    pairs = [p for p in FQ_PAIRS if p[0] in metrics and p[1] in metrics]
+    if not pairs:
+        return []
+    lines = ["", "Single queue against flow queueing (RFC 7928 4.6): single vs FQ, "
+             "mean ± 95% interval.", "",
+             "| AQM | " + " | ".join(c for c, _ in FQ_METRICS) + " |",
+             "|---" * (1 + len(FQ_METRICS)) + "|"]
+    for single, fq in pairs:
+        lines.append("| %s / %s | %s |" % (single, fq, " | ".join(
+            "%s vs %s" % (cell(metrics[single].get(m)), cell(metrics[fq].get(m)))
+            for _, m in FQ_METRICS)))
+    return lines
+
+
 def render(scenario_dir):
     """Write the scenario's figure and table; their paths."""
     pts = points(scenario_dir)
@@ -152,6 +176,7 @@ def render(scenario_dir):
             label, agg["aqm"] + (" " + agg["aqm_args"] if agg["aqm_args"] else ""),
             agg["valid_runs"], len(agg["runs"]),
             " | ".join(cell(m.get(metric)) for _, metric in COLUMNS)))
+    lines += fq_comparison(pts)
     table = os.path.join(scenario_dir, "summary.md")
     with open(table, "w") as f:
         f.write("\n".join(lines) + "\n")

@@ -183,7 +183,7 @@ def test_figures():
     check(abs(w - h) < 1e-9 and abs(w - 2 * (2 / 3) ** 0.5) < 1e-9, "ellipse: a circle")
     with tempfile.TemporaryDirectory() as d:
         scen = sc.load("tcp-friendly-10m")
-        for label, base in (("pie", 10.0), ("pfifo", 80.0)):
+        for label, base in (("pie", 10.0), ("pfifo", 80.0), ("fq_pie", 5.0)):
             dirs = []
             for i in (1, 2, 3):
                 run = os.path.join(d, scen["name"], label, "run-%d" % i)
@@ -213,6 +213,8 @@ def test_figures():
         check(len(written) == 2 and os.path.getsize(written[1]) > 1000
               and "| pie | `pie` | 3 of 4 | 97 ± 0 |" in text and "| pfifo |" in text,
               "figures: the delay-goodput figure and the table, a row per qdisc")
+        check("| pie / fq_pie | 97 ± 0 vs 97 ± 0 |" in text and "codel /" not in text,
+              "summary.md: RFC 7928 4.6's single queue against FQ, for the pairs present")
 
 
 def test_fidelity():
