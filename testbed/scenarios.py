@@ -63,6 +63,11 @@ def access(name, section, description, rate_mbit, pairs, rtts=None):
 def access_scenarios(rate):
     yield access("tcp-friendly", "5.1", "4 CUBIC flows, initial window 10", rate,
                  [[bulk()]] * 4)
+    # Reno's growth is counted in ACKs, so it scales with time exactly
+    # (CUBIC's grows with the wall clock): the fidelity of time scaling is
+    # proven with these senders
+    yield access("tcp-friendly-reno", "5.1", "4 Reno flows, initial window 10", rate,
+                 [[bulk("reno")]] * 4)
     yield access("tcp-friendly-iw", "5.1",
                  "4 CUBIC flows, initial windows 3, 3, 10 and 10", rate,
                  [([bulk()], 3), ([bulk()], 3), ([bulk()], 10), ([bulk()], 10)])

@@ -56,4 +56,22 @@ check(ecn("pie", "target 20ms", 1, 100, 1e7, ecn=True)[0] == "limit 100 target 2
       and ecn("pie", "", 1, 100, 1e7)[0] == "limit 100",
       "ECN scenario: the kind's ecn word added once, a user's noecn kept, "
       "fq_codel (marks by default) unchanged")
+unscaled = experiment.unscaled_senders
+check(unscaled(["cubic", "bbr"], 1, 41) == {}
+      and unscaled(["reno", "highspeed", "scalable", "dctcp"], 10, 41) == {},
+      "senders: any at k = 1; ACK-clocked ones (Reno, HighSpeed, Scalable, DCTCP) at any k")
+check(unscaled(["cubic"], 2, 5) == {} and "+" in unscaled(["cubic"], 3, 2)["cubic"]
+      and "C is +700% of nominal at k = 2: tcp_cubic.bic_scale is 41, 41 / k^3 = 5.12"
+      in unscaled(["cubic"], 2, 41)["cubic"],
+      "senders: CUBIC at k = 2 with bic_scale 5 (C 2.4% low); at k = 3 no integer "
+      "comes near; unscaled C is k^3 too large")
+check(set(unscaled(["bbr", "lp", "reno"], 2, 5)) == {"bbr", "lp"},
+      "senders: BBR and LP run wall-clock timers")
+fid = {"utilisation": 0.99, "other_queue_drops": {}, "softnet_drops": 0, "wrong_cc": [],
+       "acking": {"data_pkts": 100, "received_skbs": 100, "acks": 100, "delayed_acks": 0,
+                  "backlog_coalesced_pkts": 0}, "unscaled_senders": {"cubic": "why"}}
+ok, checks = experiment.fidelity_verdict(fid, {}, "off")
+check(not ok and checks["the senders behave at k as at 1"] is False
+      and sum(not v for v in checks.values()) == 1,
+      "fidelity: a sender that does not scale fails the run")
 sys.exit(1 if failures else 0)
