@@ -95,18 +95,6 @@ SCALING = {
                 "step_thresh": ("time_or_count", "1ms"), "max_rtt": ("time", None),
                 "typical_rtt": ("time", None)},
 }
-# Time scaling holds for a sender whose window grows per ACK or per round
-# trip: its behaviour in round trips is the same at every k. CUBIC's window
-# grows with the wall clock (W = C (t - K)^3 + W_max, t in seconds), k^3
-# times too fast in nominal time unless C is divided by k^3: C is
-# tcp_cubic.bic_scale / 1024 * 10, a boot parameter (scripts/experiment
-# sets it for an explicit --scale), an integer, so only k = 2 comes near
-# (41 / 8 -> 5, C 2.4% low). HyStart's 4-16 ms delay bounds stay in wall
-# time (slow start's exit only). BBR's and the others' timers are in wall
-# time, not scaled.
-TIME_INVARIANT_CC = {"reno", "highspeed", "scalable", "dctcp"}
-CUBIC_BIC_SCALE = 41
-MAX_CUBIC_C_ERROR = 0.05
 BIC_SCALE_PARAM = "/sys/module/tcp_cubic/parameters/bic_scale"
 # kinds that mark only when told to: a scenario with ECN adds the word (the
 # others mark by default: fq_codel, cake, sfb, dualpi2; pfifo cannot)
@@ -694,24 +682,14 @@ def acks_every_packet(acking, offloads):
             and (acking["acks"] + acking["backlog_coalesced_pkts"]) / data >= MIN_ACKS_PER_PKT)
 
 
-def unscaled_senders(ccs, k, bic_scale):
-    """The congestion controls that do not behave at time scale k as at 1:
-    {cc: why}; empty when all do."""
-    why = {}
-    for cc in ccs:
-        if k == 1 or cc in TIME_INVARIANT_CC:
-            continue
-        if cc == "cubic":
-            error = bic_scale * k ** 3 / CUBIC_BIC_SCALE - 1
-            if abs(error) > MAX_CUBIC_C_ERROR:
-                why[cc] = ("CUBIC's C is %+.0f%% of nominal at k = %d: tcp_cubic.bic_scale "
-                           "is %d, %d / k^3 = %.2f (scripts/experiment sets the nearest "
-                           "integer for an explicit --scale; only k = 2 comes within %g%%)"
-                           % (100 * error, k, bic_scale, CUBIC_BIC_SCALE,
-                              CUBIC_BIC_SCALE / k ** 3, 100 * MAX_CUBIC_C_ERROR))
-        else:
-            why[cc] = "%s's timers run in wall-clock time, not scaled with k" % cc
-    return why
+# --scale auto chose a k at which CUBIC needs another C: experiment.py
+# exits with RESCALE_EXIT + k, and scripts/experiment boots the guest again
+# with --scale k and that C
+RESCALE_EXIT = 80
+
+
+class Rescale(Exception):
+    pass
 
 
 def read_bic_scale():
@@ -719,7 +697,7 @@ def read_bic_scale():
         with open(BIC_SCALE_PARAM) as f:
             return int(f.read())
     except (OSError, ValueError):
-        return CUBIC_BIC_SCALE
+        return sc.CUBIC_BIC_SCALE
 
 
 def fidelity_verdict(fid, rtts, offloads):
@@ -813,6 +791,10 @@ def fidelity_check(net, cfg, summary, workdir):
     tries = 3 if cfg.scale == "auto" else 1
     for attempt in range(tries):
         k = cfg.k
+        if cfg.scale == "auto" and os.environ.get("AQM_CAN_RESCALE") == "1" \
+                and sc.unscaled_senders(sc.congestion_controls(scen), k, read_bic_scale()) \
+                and not sc.unscaled_senders(sc.congestion_controls(scen), k, sc.cubic_bic_scale(k)):
+            raise Rescale(k)
         # fidelity: drop-tail, buffer above the BDP of the longest RTT
         bdp_pkts = sc.peak_rate_bps(scen, cfg.rate_bps) \
             * max(sc.rtt_s(scen, i) for i in range(1, cfg.pairs + 1)) \
@@ -832,7 +814,7 @@ def fidelity_check(net, cfg, summary, workdir):
                     **{key: run[key] for key in ("softnet_drops", "acks_per_data_pkt",
                                                  "acking", "wrong_cc", "cpu_busy")}})
         fid["bic_scale"] = read_bic_scale()
-        fid["unscaled_senders"] = unscaled_senders(sc.congestion_controls(scen), k,
+        fid["unscaled_senders"] = sc.unscaled_senders(sc.congestion_controls(scen), k,
                                                    fid["bic_scale"])
         fid["valid"], fid["checks"] = fidelity_verdict(fid, rtts, cfg.offloads)
         summary["fidelity"] = fid
@@ -1014,7 +996,7 @@ def main():
                      "node": os.environ.get("AQM_HOST", platform.node()),
                      "accel": os.environ.get("AQM_ACCEL", "native"),
                      "tc": tc_version}}
-    net, summary, valid = None, None, []
+    net, summary, valid, rescale = None, None, [], None
     try:
         init_namespace(restore, ccs)
         net = Mininet(topo=db.Dumbbell(pairs=cfg.pairs), controller=None, autoSetMacs=True)
@@ -1022,7 +1004,11 @@ def main():
         db.set_offloads(net, cfg.offloads == "on")
         base["offloads"]["features"] = db.offload_features(net)
         log("experiment: network up, offloads %s" % cfg.offloads)
-        if cfg.scale == "auto":
+        if cfg.scale == "auto" and os.environ.get("AQM_RESCALED_K"):
+            cfg.k = int(os.environ["AQM_RESCALED_K"])
+            log("experiment: booted again for k = %d with CUBIC's C scaled" % cfg.k)
+            base["auto_scale_rebooted"] = cfg.k
+        elif cfg.scale == "auto":
             capacity = calibrate(net)
             cfg.k = auto_scale(sc.peak_rate_bps(scen, cfg.rate_bps), capacity)
             log("experiment: single-flow TCP here %.0f Mbit/s: scale k = %d"
@@ -1042,6 +1028,10 @@ def main():
             one_run(net, cfg, spec, summary, ccs, warmup, workdir)
             write_summary(summary, spec["out"], run_wall0)
             valid.append(summary["valid"])
+    except Rescale as e:
+        log("experiment: CUBIC at k = %d needs tcp_cubic.bic_scale %d: booting again"
+            % (e.args[0], sc.cubic_bic_scale(e.args[0])))
+        rescale = e.args[0]
     except Exception as e:  # the summaries say what went wrong
         base["error"] = "%s: %s" % (type(e).__name__, e)
         log("experiment: error: %s\n%s" % (base["error"], traceback.format_exc()))
@@ -1052,6 +1042,8 @@ def main():
             with open(path, "w") as f:
                 f.write(value)
         shutil.rmtree(workdir, ignore_errors=True)
+    if rescale:
+        return RESCALE_EXIT + rescale
     if "error" in base:
         # the run that failed keeps what it had; those after it, the error
         for i, spec in enumerate(runs[len(valid):]):

@@ -67,6 +67,16 @@ def test_finished():
         check(not reproduce.campaign.finished(d, args("10")), "a run that failed fidelity: not done")
         run(d, "10", 10, error="interrupted")
         check(not reproduce.campaign.finished(d, args("10")), "a run with an error: not done")
+        old_checks = {"fidelity": {"checks": {"utilisation >= 0.97": True}}}
+        run(d, "10", 10, topology={"congestion_control": "cubic"}, **old_checks)
+        check(not reproduce.campaign.finished(d, args("10")),
+              "CUBIC at k = 10, made before the senders' check: stale, not done")
+        run(d, "10", 1, topology={"congestion_control": "cubic"}, **old_checks)
+        check(reproduce.campaign.finished(d, args("auto")),
+              "CUBIC at k = 1, made before the senders' check: done")
+        run(d, "10", 10, topology={"congestion_control": "highspeed"}, **old_checks)
+        check(reproduce.campaign.finished(d, args("10")),
+              "HighSpeed TCP at k = 10, made before the senders' check: done")
         with open(os.path.join(d, "summary.json"), "w") as f:
             f.write('{"command": [')
         check(not reproduce.campaign.finished(d, args("10")), "a truncated summary: not done")

@@ -56,7 +56,7 @@ check(ecn("pie", "target 20ms", 1, 100, 1e7, ecn=True)[0] == "limit 100 target 2
       and ecn("pie", "", 1, 100, 1e7)[0] == "limit 100",
       "ECN scenario: the kind's ecn word added once, a user's noecn kept, "
       "fq_codel (marks by default) unchanged")
-unscaled = experiment.unscaled_senders
+unscaled = experiment.sc.unscaled_senders
 check(unscaled(["cubic", "bbr"], 1, 41) == {}
       and unscaled(["reno", "highspeed", "scalable", "dctcp"], 10, 41) == {},
       "senders: any at k = 1; ACK-clocked ones (Reno, HighSpeed, Scalable, DCTCP) at any k")
