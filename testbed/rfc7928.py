@@ -109,23 +109,27 @@ def fidelity(scenario_dir, label, scales):
         os.path.basename(os.path.normpath(scenario_dir)), label, scales[0], scales[1]), "",
         "The same nominal point (`%s %s`) at two time scales, %d and %d valid runs. "
         "Mean ± 95%% confidence interval; \"within noise\" when the difference of the "
-        "means passes Welch's t-test at 95%% (|difference| at most the allowed)."
+        "means passes Welch's t-test at 95%% (|difference| at most the allowed); "
+        "relative: the difference over the first mean. A metric with almost no "
+        "spread fails the test on a difference too small to matter: read both."
         % (a["aqm"], a["aqm_args"], a["valid_runs"], b["valid_runs"]), "",
-        "| metric | k = %s | k = %s | difference | allowed | within noise |" % tuple(scales),
-        "|---|---|---|---|---|---|"]
+        "| metric | k = %s | k = %s | difference | relative | allowed | within noise |"
+        % tuple(scales), "|---|---|---|---|---|---|---|"]
     for metric, unit in FIDELITY_METRICS:
         ma, mb = a["metrics"].get(metric), b["metrics"].get(metric)
         if not ma or not mb or ma["mean"] is None or mb["mean"] is None:
             continue
         test = welch(ma, mb)
         name = "%s (%s)" % (metric, unit) if unit else metric
+        diff = mb["mean"] - ma["mean"]
+        relative = "%+.1f%%" % (100 * diff / ma["mean"]) if ma["mean"] else "-"
         if test is None:
-            lines.append("| %s | %s | %s | %.3g | - | - |"
-                         % (name, cell(ma), cell(mb), mb["mean"] - ma["mean"]))
+            lines.append("| %s | %s | %s | %.3g | %s | - | - |"
+                         % (name, cell(ma), cell(mb), diff, relative))
         else:
-            lines.append("| %s | %s | %s | %.3g | %.3g | %s |"
-                         % (name, cell(ma), cell(mb), test[0], test[1],
-                            "yes" if abs(test[0]) <= test[1] else "**no**"))
+            lines.append("| %s | %s | %s | %.3g | %s | %.3g | %s |"
+                         % (name, cell(ma), cell(mb), diff, relative, test[1],
+                            "yes" if abs(diff) <= test[1] else "**no**"))
     path = os.path.join(scenario_dir, "fidelity-%s.md" % label)
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")

@@ -239,7 +239,7 @@ def test_fidelity():
         path = rfc7928.fidelity(d, "pie", ["1", "5"])
         with open(path) as f:
             text = f.read()
-        check(path.endswith("fidelity-pie.md") and "| utilisation (%) | 97 ± 2.5 | 100 ± 2.5 | 3 |"
+        check(path.endswith("fidelity-pie.md") and "| utilisation (%) | 97 ± 2.5 | 100 ± 2.5 | 3 | +3.1% |"
               in text and "**no** |" in text and "| queue delay p50 (ms) |" in text
               and text.count("| yes |") == 1,
               "fidelity-LABEL.md: a row per metric both points have, the verdict per row")
