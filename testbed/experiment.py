@@ -684,7 +684,8 @@ def acks_every_packet(acking, offloads):
 
 # --scale auto chose a k at which CUBIC needs another C: experiment.py
 # exits with RESCALE_EXIT + k, and scripts/experiment boots the guest again
-# with --scale k and that C
+# with that C and AQM_RESCALED_K = k (natively, where no boot sets it, the
+# run then fails the senders' check)
 RESCALE_EXIT = 80
 
 
