@@ -834,8 +834,11 @@ def fidelity_check(net, cfg, summary, workdir):
         # a larger k cannot make a sender scale
         if fid["valid"] or attempt + 1 == tries or fid["unscaled_senders"]:
             break
-        bigger = [x for x in SCALES if x > k]
+        # only to a scale where the senders can behave as at k = 1
+        bigger = [x for x in SCALES if x > k and not sc.unscaled_senders(
+            sc.congestion_controls(scen), x, sc.cubic_bic_scale(x))]
         if not bigger:
+            log("experiment: no larger k at which the senders behave as at k = 1")
             break
         cfg.k = bigger[0]
         log("experiment: not faithful at k = %d, trying k = %d" % (k, cfg.k))
