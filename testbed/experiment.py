@@ -789,12 +789,14 @@ def fidelity_check(net, cfg, summary, workdir):
     """The drop-tail check at cfg.k (auto: the next larger k while it
     fails); its series, for every run's fidelity/."""
     scen = cfg.scenario
+    # the senders, and CUBIC's C as this boot set it
+    ccs, bic_scale = sc.congestion_controls(scen), read_bic_scale()
     tries = 3 if cfg.scale == "auto" else 1
     for attempt in range(tries):
         k = cfg.k
         if cfg.scale == "auto" and os.environ.get("AQM_CAN_RESCALE") == "1" \
-                and sc.unscaled_senders(sc.congestion_controls(scen), k, read_bic_scale()) \
-                and not sc.unscaled_senders(sc.congestion_controls(scen), k, sc.cubic_bic_scale(k)):
+                and sc.unscaled_senders(ccs, k, bic_scale) \
+                and not sc.unscaled_senders(ccs, k, sc.cubic_bic_scale(k)):
             raise Rescale(k)
         # fidelity: drop-tail, buffer above the BDP of the longest RTT
         bdp_pkts = sc.peak_rate_bps(scen, cfg.rate_bps) \
@@ -814,9 +816,8 @@ def fidelity_check(net, cfg, summary, workdir):
                     "other_queue_drops": other_queue_drops(net),
                     **{key: run[key] for key in ("softnet_drops", "acks_per_data_pkt",
                                                  "acking", "wrong_cc", "cpu_busy")}})
-        fid["bic_scale"] = read_bic_scale()
-        fid["unscaled_senders"] = sc.unscaled_senders(sc.congestion_controls(scen), k,
-                                                   fid["bic_scale"])
+        fid["bic_scale"] = bic_scale
+        fid["unscaled_senders"] = sc.unscaled_senders(ccs, k, bic_scale)
         fid["valid"], fid["checks"] = fidelity_verdict(fid, rtts, cfg.offloads)
         summary["fidelity"] = fid
         for check, ok in fid["checks"].items():
@@ -831,12 +832,12 @@ def fidelity_check(net, cfg, summary, workdir):
                else "max %.2f%%" % (100 * max(r["error"] for r in rtts.values())),
                fid["sampling_jitter"]["late_p99_us"], fid["sampling_jitter"]["interval_us"],
                100 * fid["cpu_busy"]))
-        # a larger k cannot make a sender scale
-        if fid["valid"] or attempt + 1 == tries or fid["unscaled_senders"]:
+        if fid["valid"] or attempt + 1 == tries:
             break
-        # only to a scale where the senders can behave as at k = 1
-        bigger = [x for x in SCALES if x > k and not sc.unscaled_senders(
-            sc.congestion_controls(scen), x, sc.cubic_bic_scale(x))]
+        # only to a scale where the senders can behave as at k = 1 (a
+        # larger k never makes them: CUBIC's C cannot come near above 2)
+        bigger = [x for x in SCALES
+                  if x > k and not sc.unscaled_senders(ccs, x, sc.cubic_bic_scale(x))]
         if not bigger:
             log("experiment: no larger k at which the senders behave as at k = 1")
             break
