@@ -32,6 +32,7 @@ import os
 import statistics
 
 import analysis
+import campaign
 import flent_out
 import study
 
@@ -71,8 +72,9 @@ def load(rundir):
 
 
 def usable(summary):
+    """A valid run with results, not made stale by a later fidelity rule."""
     return bool(summary and summary.get("valid") and "results" in summary
-                and "error" not in summary["results"])
+                and "error" not in summary["results"] and not campaign.stale(summary))
 
 
 def pick(summary, path):
@@ -216,7 +218,7 @@ def cubic(out):
     mean of its valid runs and their range, against issue 23's goal (the
     same numbers as issue 8's, for a delay target)."""
     target_ms = study.CUBIC_TARGET_MS
-    rows = []
+    rows, stale = [], {}
     for rate in study.CUBIC_RATES_MBIT:
         for flows in study.CUBIC_FLOWS:
             for name, label, *_ in study.CUBIC:
@@ -227,6 +229,9 @@ def cubic(out):
                         break
                     if usable(summ):
                         runs.append(dict(summ["results"], scale=summ.get("scale")))
+                    elif summ.get("valid") and campaign.stale(summ):
+                        point = "%s, %d Mbit/s, %d flows" % (label, rate, flows)
+                        stale[point] = stale.get(point, 0) + 1
                 if runs:
                     rows.append((label, rate, flows, runs))
     if not rows:
@@ -275,6 +280,10 @@ def cubic(out):
             "dualpi2: the classic queue head's wait so far), where recorded.\n\n"
             % (100 * GOAL_UTILISATION, 100 * GOAL_MEAN_ERROR, study.CUBIC_TARGET,
                100 * GOAL_SD) + "\n".join(lines) + "\n")
+    if stale:
+        text += ("\nNot shown, made with CUBIC unscaled at k > 1 (stale; scripts/reproduce "
+                 "--part cubic runs them again): %s.\n"
+                 % "; ".join("%s (%d runs)" % kv for kv in stale.items()))
     with open(os.path.join(out, "cubic.md"), "w") as f:
         f.write(text)
     into_readme(out, CUBIC_BEGIN, CUBIC_END, text)

@@ -118,7 +118,21 @@ def test_campaign():
     campaign.EXPERIMENT = real
 
 
+def test_figures():
+    """Figures and tables leave out the runs the resume rule would redo."""
+    usable = reproduce.figures.usable
+    old_checks = {"checks": {"utilisation >= 0.97": True}}
+    cubic = {"valid": True, "results": {}, "topology": {"congestion_control": "cubic"},
+             "fidelity": old_checks}
+    check(not usable(dict(cubic, scale=2)), "figures: CUBIC unscaled at k = 2 left out")
+    check(usable(dict(cubic, scale=1)), "figures: CUBIC at k = 1 shown")
+    check(usable(dict(cubic, scale=2, fidelity={"checks": {
+        "the senders behave at k as at 1": True}})),
+        "figures: CUBIC at k = 2 that passed the senders' check shown")
+
+
 if __name__ == "__main__":
     test_finished()
+    test_figures()
     test_campaign()
     raise SystemExit(1 if failures else 0)
