@@ -300,10 +300,11 @@ debug-kernel-test: all $(FUZZER)
 # (debug-kernel-test is not one: building the KASAN kernel took 15 minutes
 # and its test 8 on this 2-core machine, which CI's hour does not hold).
 # fresh-root-test (apt and compilers in a chroot, 14 minutes here) runs
-# beside the stages after it, which time nothing; testbed-test times the
-# guest, so it runs before, on an otherwise idle host
+# beside the stages after it, which time nothing; testbed-test and
+# slurm-test time the guest, so they run on an otherwise idle host: before
+# it, and after it has ended (--wait)
 TEST_STAGES := check unit functional kernel-matrix testbed-test \
-	--background fresh-root-test fuzz install-test deb-test
+	--background fresh-root-test fuzz install-test deb-test --wait slurm-test
 test:
 	@rm -rf $(BUILD)/results && mkdir -p $(BUILD)/results
 	@tests/stages $(BUILD)/results $(TEST_STAGES)
