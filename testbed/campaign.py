@@ -59,12 +59,20 @@ def finished(outdir, args):
 
 
 def stale(summary):
-    """A run whose fidelity check predates the senders' check, made with
-    senders that do not scale at its k (CUBIC unscaled): not valid now."""
-    if "the senders behave at k as at 1" in summary.get("fidelity", {}).get("checks", {}):
-        return False
-    ccs = summary.get("topology", {}).get("congestion_control", "highspeed").split(",")
-    return bool(sc.unscaled_senders(ccs, summary.get("scale", 1), sc.CUBIC_BIC_SCALE))
+    """Why a run made before a later fidelity rule is not valid now (None
+    if it is): senders that do not scale at its k (CUBIC unscaled), or a
+    qdisc whose model of the senders does not."""
+    checks = summary.get("fidelity", {}).get("checks", {})
+    k = summary.get("scale", 1)
+    if "the senders behave at k as at 1" not in checks:
+        ccs = summary.get("topology", {}).get("congestion_control", "highspeed").split(",")
+        if sc.unscaled_senders(ccs, k, sc.CUBIC_BIC_SCALE):
+            return "CUBIC unscaled at k > 1"
+    nominal = summary.get("nominal", {})
+    if "unscaled_model" not in summary.get("emulated", {}) and \
+            sc.unscaled_aqm_model(nominal.get("aqm", ""), nominal.get("aqm_args", ""), k):
+        return "pi's CUBIC model unscaled at k > 1"
+    return None
 
 
 def build(tasks, env):

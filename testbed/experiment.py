@@ -877,6 +877,12 @@ def one_run(net, cfg, spec, summary, ccs, warmup, workdir):
     if not summary["valid"]:
         log("experiment: FIDELITY CHECK FAILED: this machine cannot emulate the network "
             "faithfully at k = %d; results are INVALID" % k)
+    model = sc.unscaled_aqm_model(cfg.aqm, cfg.aqm_args, k)
+    summary["emulated"]["unscaled_model"] = model
+    if model:
+        summary["valid"] = False
+        summary["invalid_reason"] = model
+        log("experiment: THE QDISC'S MODEL DOES NOT SCALE: %s; results are INVALID" % model)
     if cfg.no_experiment or not (summary["valid"] or cfg.run_anyway):
         log("experiment: not run%s" % ("" if cfg.no_experiment else " (--run-anyway runs it)"))
         return

@@ -230,7 +230,8 @@ def cubic(out):
                     if usable(summ):
                         runs.append(dict(summ["results"], scale=summ.get("scale")))
                     elif summ.get("valid") and campaign.stale(summ):
-                        point = "%s, %d Mbit/s, %d flows" % (label, rate, flows)
+                        point = "%s, %d Mbit/s, %d flows: %s" % (label, rate, flows,
+                                                               campaign.stale(summ))
                         stale[point] = stale.get(point, 0) + 1
                 if runs:
                     rows.append((label, rate, flows, runs))
@@ -281,8 +282,8 @@ def cubic(out):
             % (100 * GOAL_UTILISATION, 100 * GOAL_MEAN_ERROR, study.CUBIC_TARGET,
                100 * GOAL_SD) + "\n".join(lines) + "\n")
     if stale:
-        text += ("\nNot shown, made with CUBIC unscaled at k > 1 (stale; scripts/reproduce "
-                 "--part cubic runs them again): %s.\n"
+        text += ("\nNot shown, made before a fidelity rule they fail (stale; "
+                 "scripts/reproduce --part cubic runs them again): %s.\n"
                  % "; ".join("%s (%d runs)" % kv for kv in stale.items()))
     with open(os.path.join(out, "cubic.md"), "w") as f:
         f.write(text)

@@ -283,6 +283,28 @@ def unscaled_senders(ccs, k, bic_scale):
     return why
 
 
+def unscaled_aqm_model(kind, args, k):
+    """Why a qdisc's own model of the senders does not behave at time scale
+    k as at 1 (None where it does). pi's autotune with CUBIC's response
+    (the default) computes the senders' window from RFC 9438's W = 1.054
+    R^0.75 / p^0.75, whose constant C = 0.4 is in wall-clock seconds^-3:
+    with R scaled by k it expects windows k^0.75 times the senders' (whose
+    C the guest scales with bic_scale), and with them the flow count, the
+    operating point and the gains. Reno's and HighSpeed's windows do not
+    depend on R."""
+    words = args.split()
+    if k == 1 or kind != "pi" or "autotune" not in words or \
+            words.index("autotune") < max((i for i, w in enumerate(words)
+                                           if w == "noautotune"), default=-1):
+        return None
+    response = words[words.index("response") + 1] if "response" in words[:-1] else "cubic"
+    if response != "cubic":
+        return None
+    return ("pi's autotune models CUBIC senders with C = 0.4 in wall-clock seconds: at "
+            "k = %d it expects windows %.2f times the senders' (k^0.75), and designs "
+            "for fewer flows than there are" % (k, k ** 0.75))
+
+
 def cubic_bic_scale(k):
     """The tcp_cubic.bic_scale nearest CUBIC's nominal C at time scale k
     (0: none; scripts/experiment computes the same)."""

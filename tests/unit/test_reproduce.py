@@ -77,6 +77,26 @@ def test_finished():
         run(d, "10", 10, topology={"congestion_control": "highspeed"}, **old_checks)
         check(reproduce.campaign.finished(d, args("10")),
               "HighSpeed TCP at k = 10, made before the senders' check: done")
+        senders_checked = {"fidelity": {"checks": {"the senders behave at k as at 1": True}},
+                           "topology": {"congestion_control": "cubic"}}
+        for aqm_args, k, is_stale, what in (
+                ("target 20ms autotune rtt 48ms flows auto", 2, True,
+                 "pi autotuned for CUBIC (the default response) at k = 2"),
+                ("target 20ms autotune response cubic", 2, True, "response cubic at k = 2"),
+                ("target 20ms autotune rtt 48ms", 1, False, "autotuned for CUBIC at k = 1"),
+                ("limit 2500 target 1000 autotune response highspeed", 10, False,
+                 "response highspeed at k = 10"),
+                ("target 20ms autotune noautotune a 1e-6 b 1e-6", 2, False,
+                 "autotune turned off again"),
+                ("limit 2500 target 1000 a 1.822e-7 b 1.816e-7", 10, False, "manual gains")):
+            run(d, "10", k, nominal={"aqm": "pi", "aqm_args": aqm_args}, **senders_checked)
+            check(bool(reproduce.campaign.stale(json.load(open(os.path.join(d, "summary.json")))))
+                  == is_stale, "the qdisc's model of the senders: %s: %s"
+                  % (what, "stale" if is_stale else "not stale"))
+        run(d, "10", 2, nominal={"aqm": "pi", "aqm_args": "autotune"},
+            emulated={"unscaled_model": None}, **senders_checked)
+        check(not reproduce.campaign.stale(json.load(open(os.path.join(d, "summary.json")))),
+              "a run made under the model rule is judged by its own verdict")
         with open(os.path.join(d, "summary.json"), "w") as f:
             f.write('{"command": [')
         check(not reproduce.campaign.finished(d, args("10")), "a truncated summary: not done")
