@@ -282,9 +282,9 @@ def cubic(out):
             % (100 * GOAL_UTILISATION, 100 * GOAL_MEAN_ERROR, study.CUBIC_TARGET,
                100 * GOAL_SD) + "\n".join(lines) + "\n")
     if stale:
-        text += ("\nNot shown, made before a fidelity rule they fail (stale; "
-                 "scripts/reproduce --part cubic runs them again): %s.\n"
-                 % "; ".join("%s (%d runs)" % kv for kv in stale.items()))
+        text += ("\nNot shown, made before a fidelity rule they fail (stale): %s.\n"
+                 % "; ".join("%s (%d run%s)" % (point, n, "s" if n > 1 else "")
+                             for point, n in stale.items()))
     with open(os.path.join(out, "cubic.md"), "w") as f:
         f.write(text)
     into_readme(out, CUBIC_BEGIN, CUBIC_END, text)
