@@ -227,11 +227,11 @@ def cubic(out):
                     summ = load(cubic_dir(out, rate, flows, name, i))
                     if summ is None:
                         break
+                    why_stale = campaign.stale(summ)
                     if usable(summ):
                         runs.append(dict(summ["results"], scale=summ.get("scale")))
-                    elif summ.get("valid") and campaign.stale(summ):
-                        point = "%s, %d Mbit/s, %d flows: %s" % (label, rate, flows,
-                                                               campaign.stale(summ))
+                    elif summ.get("valid") and why_stale:
+                        point = "%s, %d Mbit/s, %d flows: %s" % (label, rate, flows, why_stale)
                         stale[point] = stale.get(point, 0) + 1
                 if runs:
                     rows.append((label, rate, flows, runs))

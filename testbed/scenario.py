@@ -293,9 +293,9 @@ def unscaled_aqm_model(kind, args, k):
     operating point and the gains. Reno's and HighSpeed's windows do not
     depend on R."""
     words = args.split()
-    if k == 1 or kind != "pi" or "autotune" not in words or \
-            words.index("autotune") < max((i for i, w in enumerate(words)
-                                           if w == "noautotune"), default=-1):
+    # the last of autotune and noautotune wins
+    toggles = [w for w in words if w in ("autotune", "noautotune")]
+    if k == 1 or kind != "pi" or toggles[-1:] != ["autotune"]:
         return None
     response = words[words.index("response") + 1] if "response" in words[:-1] else "cubic"
     if response != "cubic":
