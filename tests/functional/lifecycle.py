@@ -16,7 +16,7 @@ import os
 import subprocess
 import time
 
-from netlab import DST, RTR, RTR_IF, Lab, sh, udp_flood
+from netlab import RTR_IF, Lab, sh, udp_flood
 
 # One valid change at a time, applied in order to the initial configuration.
 INITIAL = {
@@ -78,8 +78,8 @@ def test_changes(kind, check):
         # TCG sends the flood at a few hundred packets/s, still an overload
         lab.tc("class add dev %s parent 1: classid 1:1 htb rate 2mbit burst 3000" % RTR_IF)
         lab.tc("qdisc add dev %s parent 1:1 handle 10: %s %s" % (RTR_IF, kind, INITIAL[kind]))
-        rx0 = link_packets(RTR, "veth-in", "rx")
-        got0 = link_packets(DST, "eth0", "rx")
+        rx0 = link_packets(lab.rtr, "veth-in", "rx")
+        got0 = link_packets(lab.dst, "eth0", "rx")
         flood = udp_flood(pps=FLOOD_PPS, seconds=4)
         time.sleep(1)
         refused = []
@@ -93,8 +93,8 @@ def test_changes(kind, check):
               % len(CHANGES[kind]), "; ".join(refused))
         flood.wait()
         q = drained(lab, seconds=15)  # a full queue of 1000 takes 5.8 s
-        received = link_packets(RTR, "veth-in", "rx") - rx0
-        delivered = link_packets(DST, "eth0", "rx") - got0
+        received = link_packets(lab.rtr, "veth-in", "rx") - rx0
+        delivered = link_packets(lab.dst, "eth0", "rx") - got0
         arrivals = q["packets"] + q["drops"] + q["qlen"]
         check(q["drops"] > 0 and q["qlen"] == 0 and q["backlog"] == 0,
               "overloaded, then drained to empty (drops %d, qlen %d, backlog %d)"
@@ -136,55 +136,55 @@ def test_delete_then_unload(kind, check):
 
 
 def test_mq(kind, check):
-    with Lab():
-        sh("ip link add mq0 numtxqueues 4 type veth peer name mq1 netns %s" % DST, RTR)
-        sh("ip addr add 10.201.0.1/24 dev mq0", RTR)
-        sh("ip link set mq0 up", RTR)
-        sh("ip addr add 10.201.0.2/24 dev mq1", DST)
-        sh("ip link set mq1 up", DST)
-        sh("tc qdisc add dev mq0 root handle 1: mq", RTR)
+    with Lab() as lab:
+        sh("ip link add mq0 numtxqueues 4 type veth peer name mq1 netns %s" % lab.dst, lab.rtr)
+        sh("ip addr add 10.201.0.1/24 dev mq0", lab.rtr)
+        sh("ip link set mq0 up", lab.rtr)
+        sh("ip addr add 10.201.0.2/24 dev mq1", lab.dst)
+        sh("ip link set mq1 up", lab.dst)
+        sh("tc qdisc add dev mq0 root handle 1: mq", lab.rtr)
         for i in range(1, 5):
-            sh("tc qdisc add dev mq0 parent 1:%d %s" % (i, kind), RTR)
-        sender = subprocess.run(["ip", "netns", "exec", RTR, "/usr/bin/python3", "-c",
+            sh("tc qdisc add dev mq0 parent 1:%d %s" % (i, kind), lab.rtr)
+        sender = subprocess.run(["ip", "netns", "exec", lab.rtr, "/usr/bin/python3", "-c",
                                  "import socket\ns = socket.socket(socket.AF_INET, "
                                  "socket.SOCK_DGRAM)\n"
                                  "for p in range(400):\n"
                                  "    s.sendto(b'x' * 100, ('10.201.0.2', 9 + p % 16))\n"],
                                 capture_output=True, text=True)
         time.sleep(0.5)
-        qs = json.loads(sh("tc -s -j qdisc show dev mq0", RTR).stdout)
+        qs = json.loads(sh("tc -s -j qdisc show dev mq0", lab.rtr).stdout)
         leaves = [q for q in qs if q["kind"] == kind]
         sent = sum(q["packets"] for q in leaves)
         check(sender.returncode == 0 and len(leaves) == 4 and sent >= 400,
               "one instance per queue under mq (%d instances sent %d of 400)"
               % (len(leaves), sent), sender.stderr)
-        sh("tc qdisc del dev mq0 root", RTR)
+        sh("tc qdisc del dev mq0 root", lab.rtr)
 
 
 def test_many(kind, check, count=100):
-    with Lab():
+    with Lab() as lab:
         batch = "".join("link add d%d type dummy\nlink set d%d up\n"
                         "address add 10.%d.%d.1/24 dev d%d\n"
                         % (i, i, 60 + i // 256, i % 256, i) for i in range(count))
-        sh_batch("ip", batch)
-        res = sh_batch("tc", "".join("qdisc add dev d%d root %s\n" % (i, kind)
-                                     for i in range(count)), check=False)
+        sh_batch(lab.rtr, "ip", batch)
+        res = sh_batch(lab.rtr, "tc", "".join("qdisc add dev d%d root %s\n" % (i, kind)
+                                              for i in range(count)), check=False)
         check(res.returncode == 0, "%d instances on %d devices" % (count, count), res.stderr)
-        subprocess.run(["ip", "netns", "exec", RTR, "/usr/bin/python3", "-c",
+        subprocess.run(["ip", "netns", "exec", lab.rtr, "/usr/bin/python3", "-c",
                         "import socket\ns = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n"
                         "for i in range(%d):\n"
                         "    for _ in range(5):\n"
                         "        s.sendto(b'x', ('10.%%d.%%d.2' %% (60 + i // 256, i %% 256), 9))\n"
                         % count], check=True)
-        qs = json.loads(sh("tc -s -j qdisc show", RTR).stdout)
+        qs = json.loads(sh("tc -s -j qdisc show", lab.rtr).stdout)
         busy = [q for q in qs if q["kind"] == kind and q["packets"] >= 5 and q["qlen"] == 0]
         check(len(busy) == count, "each of them forwards (%d of %d)" % (len(busy), count))
-        sh_batch("ip", "".join("link del d%d\n" % i for i in range(count)))
+        sh_batch(lab.rtr, "ip", "".join("link del d%d\n" % i for i in range(count)))
 
 
-def sh_batch(tool, lines, check=True):
+def sh_batch(ns, tool, lines, check=True):
     """One tool process for many commands (each costs ~0.1 s under TCG)."""
-    res = subprocess.run(["ip", "netns", "exec", RTR, tool, "-batch", "-"], input=lines,
+    res = subprocess.run(["ip", "netns", "exec", ns, tool, "-batch", "-"], input=lines,
                          capture_output=True, text=True)
     if check and res.returncode:
         raise RuntimeError("%s -batch: %s" % (tool, res.stderr.strip()))

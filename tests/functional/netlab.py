@@ -18,6 +18,7 @@ import subprocess
 import tempfile
 import time
 
+# a lab's namespaces (use_name: those of this process's labs)
 SRC, RTR, DST = "aqm-src", "aqm-rtr", "aqm-dst"
 # the router's two legs; the qdisc under test sits on RTR_IF
 SRC_IP, RTR_IN_IP = "10.200.1.1", "10.200.1.254"
@@ -37,22 +38,31 @@ def sh(cmd, ns=None, check=True):
     return res
 
 
+def use_name(name):
+    """This process's labs get the namespaces NAME-src, NAME-rtr and
+    NAME-dst, so that labs of two processes run beside each other. Call it
+    before a test module takes SRC, RTR or DST from here."""
+    global SRC, RTR, DST
+    SRC, RTR, DST = ("%s-%s" % (name, role) for role in ("src", "rtr", "dst"))
+
+
 class Lab:
     """with Lab() as lab: ... builds the pair and always tears it down."""
 
     def __init__(self, offloads=False):
         self.offloads = offloads
+        self.src, self.rtr, self.dst = SRC, RTR, DST
 
     def __enter__(self):
         self.close()
-        for ns in (SRC, RTR, DST):
+        for ns in (self.src, self.rtr, self.dst):
             sh("ip netns add %s" % ns)
             sh("ip link set lo up", ns)
-        sh("ip link add eth0 netns %s type veth peer name veth-in netns %s" % (SRC, RTR))
-        sh("ip link add %s netns %s type veth peer name eth0 netns %s" % (RTR_IF, RTR, DST))
-        sh("sysctl -qw net.ipv4.ip_forward=1", RTR)
-        for ns, dev, ip in ((SRC, "eth0", SRC_IP), (RTR, "veth-in", RTR_IN_IP),
-                            (RTR, RTR_IF, RTR_IP), (DST, "eth0", DST_IP)):
+        sh("ip link add eth0 netns %s type veth peer name veth-in netns %s" % (self.src, self.rtr))
+        sh("ip link add %s netns %s type veth peer name eth0 netns %s" % (RTR_IF, self.rtr, self.dst))
+        sh("sysctl -qw net.ipv4.ip_forward=1", self.rtr)
+        for ns, dev, ip in ((self.src, "eth0", SRC_IP), (self.rtr, "veth-in", RTR_IN_IP),
+                            (self.rtr, RTR_IF, RTR_IP), (self.dst, "eth0", DST_IP)):
             # no IPv6 chatter (ND, MLD) waking the qdisc under test
             sh("sysctl -qw net.ipv6.conf.all.disable_ipv6=1", ns)
             sh("sysctl -qw net.ipv6.conf.default.disable_ipv6=1", ns)
@@ -63,15 +73,15 @@ class Lab:
                 sh("ethtool -K %s tso off gso off gro off" % dev, ns, check=False)
         if self.offloads:
             # on veth, GRO needs NAPI, which "gro on" turns on
-            sh("ethtool -K veth-in gro on", RTR)
-        sh("ip route add default via %s" % RTR_IN_IP, SRC)
-        sh("ip route add default via %s" % RTR_IP, DST)
+            sh("ethtool -K veth-in gro on", self.rtr)
+        sh("ip route add default via %s" % RTR_IN_IP, self.src)
+        sh("ip route add default via %s" % RTR_IP, self.dst)
         # static neighbours: no ARP crosses the qdisc under test (a slow
         # kernel's re-probes did), so the ledgers can be exact
-        for ns, dev, ip, peer_ns, peer_dev in ((SRC, "eth0", RTR_IN_IP, RTR, "veth-in"),
-                                               (RTR, "veth-in", SRC_IP, SRC, "eth0"),
-                                               (RTR, RTR_IF, DST_IP, DST, "eth0"),
-                                               (DST, "eth0", RTR_IP, RTR, RTR_IF)):
+        for ns, dev, ip, peer_ns, peer_dev in ((self.src, "eth0", RTR_IN_IP, self.rtr, "veth-in"),
+                                               (self.rtr, "veth-in", SRC_IP, self.src, "eth0"),
+                                               (self.rtr, RTR_IF, DST_IP, self.dst, "eth0"),
+                                               (self.dst, "eth0", RTR_IP, self.rtr, RTR_IF)):
             sh("ip neigh replace %s lladdr %s dev %s nud permanent"
                % (ip, link_address(peer_ns, peer_dev), dev), ns)
         self.servers = []
@@ -85,15 +95,15 @@ class Lab:
             proc.kill()
             proc.wait()
         self.servers = []
-        for ns in (SRC, RTR, DST):
+        for ns in (self.src, self.rtr, self.dst):
             sh("ip netns del %s" % ns, check=False)
 
     def tc(self, args, check=True):
-        return sh("tc " + args, RTR, check=check)
+        return sh("tc " + args, self.rtr, check=check)
 
     def qdiscs(self):
         """tc -s -j qdisc show on the egress, as a list of dicts."""
-        out = sh("tc -s -j qdisc show dev %s" % RTR_IF, RTR).stdout
+        out = sh("tc -s -j qdisc show dev %s" % RTR_IF, self.rtr).stdout
         return json.loads(out)
 
     def qdisc(self, kind):
@@ -110,7 +120,7 @@ class Lab:
         numbers (t_us, qlen_pkts, backlog_bytes, sent_pkts, drops, ...)."""
         fd, out = tempfile.mkstemp(suffix=".csv")
         os.close(fd)
-        proc = subprocess.Popen(["ip", "netns", "exec", RTR, SAMPLER, "-d", RTR_IF,
+        proc = subprocess.Popen(["ip", "netns", "exec", self.rtr, SAMPLER, "-d", RTR_IF,
                                  "-H", handle, "-i", str(interval_us),
                                  "-t", str(seconds), "-o", out],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
@@ -145,30 +155,30 @@ class Lab:
     def sender_fifo(self):
         """A pfifo on the sender's egress (veth has none): its Sent count is
         in wire packets, GSO segments included (bstats add gso_segs)."""
-        sh("tc qdisc add dev eth0 root handle 1: pfifo", SRC)
+        sh("tc qdisc add dev eth0 root handle 1: pfifo", self.src)
 
     def sender_sent(self):
         """Wire packets the sender's pfifo has sent."""
-        out = sh("tc -s -j qdisc show dev eth0", SRC).stdout
+        out = sh("tc -s -j qdisc show dev eth0", self.src).stdout
         return [q for q in json.loads(out) if q["kind"] == "pfifo"][0]["packets"]
 
     def ce_counter(self):
         """Count CE-marked IPv4 packets arriving at the receiver (a flower
         filter on its ingress; action stats add gso_segs too)."""
-        sh("tc qdisc add dev eth0 clsact", DST)
+        sh("tc qdisc add dev eth0 clsact", self.dst)
         sh("tc filter add dev eth0 ingress protocol ip pref 1 flower ip_tos 0x3/0x3 "
-           "action pass", DST)
+           "action pass", self.dst)
 
     def ce_received(self):
         """Wire packets the receiver's CE counter has seen."""
-        out = sh("tc -s -j filter show dev eth0 ingress", DST).stdout
+        out = sh("tc -s -j filter show dev eth0 ingress", self.dst).stdout
         for f in json.loads(out):
             for act in f.get("options", {}).get("actions", []):
                 return act["stats"]["packets"]
         raise KeyError("no CE counter")
 
     def iperf_server(self, port=5201):
-        proc = subprocess.Popen(["ip", "netns", "exec", DST, "iperf3", "-s",
+        proc = subprocess.Popen(["ip", "netns", "exec", self.dst, "iperf3", "-s",
                                  "-p", str(port), "-1"],
                                 stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL)
@@ -177,14 +187,14 @@ class Lab:
         # started before that fails to connect
         end = time.time() + 10
         while time.time() < end:
-            if sh("ss -Hltn sport = :%d" % port, DST).stdout.strip():
+            if sh("ss -Hltn sport = :%d" % port, self.dst).stdout.strip():
                 break
             time.sleep(0.1)
         return proc
 
     def iperf_client(self, seconds, port=5201, udp_rate=None, flows=1):
         """Start a client in the background; wait() it when done."""
-        cmd = ["ip", "netns", "exec", SRC, "iperf3", "-c", DST_IP, "-p",
+        cmd = ["ip", "netns", "exec", self.src, "iperf3", "-c", DST_IP, "-p",
                str(port), "-t", str(seconds), "-P", str(flows), "-J"]
         if udp_rate:
             cmd += ["-u", "-b", udp_rate, "-l", "1400"]
