@@ -75,6 +75,18 @@ def stale(summary):
     return None
 
 
+def refused(args):
+    """Why an experiment with these arguments cannot be valid, known before
+    it boots (None if it may be): at an explicit --scale, a qdisc whose
+    model of the senders does not scale (scripts/experiment would run the
+    fidelity check, then mark the run invalid without running it)."""
+    opts = options(args)
+    k = opts.get("--scale")
+    if not isinstance(k, str) or not k.isdigit():
+        return None
+    return sc.unscaled_aqm_model(opts.get("--aqm", ""), opts.get("--aqm-args", ""), int(k))
+
+
 def build(tasks, env):
     """Everything the tasks need, built once before any starts: what
     scripts/experiment builds for the first task of each qdisc kind."""

@@ -102,6 +102,20 @@ def test_finished():
         check(not reproduce.campaign.finished(d, args("10")), "a truncated summary: not done")
 
 
+def test_refused():
+    refused = reproduce.campaign.refused
+    autotuned = ["--aqm", "pi", "--aqm-args", "target 20ms autotune", "--out", "/r/x"]
+    check(refused(autotuned + ["--scale", "2"]),
+          "pi autotuned for CUBIC at --scale 2: refused before it boots")
+    check(not refused(autotuned + ["--scale", "1"]), "... at --scale 1: runs")
+    check(not refused(autotuned + ["--scale", "auto"]),
+          "... at --scale auto (k known only once it runs): runs")
+    check(not refused(["--aqm", "pi", "--aqm-args", "target 20ms autotune response reno",
+                       "--scale", "2"]), "response reno at --scale 2: runs")
+    check(not refused(["--aqm", "pie", "--aqm-args", "target 20ms", "--scale", "2"]),
+          "pie at --scale 2: runs")
+
+
 FAKE_EXPERIMENT = """#!/bin/sh
 # stands in for scripts/experiment: says what it got, fails on --fail
 echo "args: $* build: ${AQM_NO_BUILD:-}"
@@ -153,6 +167,7 @@ def test_figures():
 
 if __name__ == "__main__":
     test_finished()
+    test_refused()
     test_figures()
     test_campaign()
     raise SystemExit(1 if failures else 0)
