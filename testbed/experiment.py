@@ -15,7 +15,9 @@ model) unless --offloads on.
 
 Writes into --out: queue.csv.gz (raw samples), flows.csv.gz (per-flow
 iperf3 intervals), bins.csv.gz (1 s nominal bins), the same three under
-fidelity/, summary.json and plots.png. Exit status: 0 valid, 1 invalid, 2 error.
+fidelity/, and summary.json; scripts/experiment then draws plots.png and
+run.flent.gz from them (testbed/figures.py --runs). Exit status: 0 valid,
+1 invalid, 2 error.
 """
 
 import argparse
@@ -44,7 +46,6 @@ sys.path.insert(0, HERE)
 
 import analysis  # noqa: E402
 import dumbbell as db  # noqa: E402
-import flent_out  # noqa: E402
 import scenario as sc  # noqa: E402
 
 SAMPLER = os.path.join(ROOT, "build", "testbed", "sampler")
@@ -241,6 +242,8 @@ def init_namespace(restore, ccs):
 
 def source_version():
     """The project's commit, "-dirty" when the tree has changes."""
+    if os.environ.get("AQM_SOURCE_VERSION"):  # scripts/experiment's (git is slow over 9p)
+        return os.environ["AQM_SOURCE_VERSION"]
     res = subprocess.run(["git", "-C", ROOT, "describe", "--always", "--dirty"],
                          capture_output=True, text=True)
     return res.stdout.strip() or None
@@ -715,35 +718,6 @@ def fidelity_verdict(fid, rtts, offloads):
     return all(checks.values()), checks
 
 
-def plot(bins, flows, title, path):
-    # a lasting font cache: building it takes minutes under TCG
-    os.environ.setdefault("MPLCONFIGDIR", os.path.join(ROOT, "build", "testbed", "matplotlib"))
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    fig, ax = plt.subplots(4, 1, figsize=(9, 10), sharex=True)
-    t = [b["t_s"] for b in bins]
-    ax[0].plot(t, [100 * (b["utilisation"] or 0) for b in bins])
-    ax[0].set_ylabel("utilisation (%)")
-    ax[1].plot(t, [100 * b["loss_rate"] for b in bins])
-    ax[1].set_ylabel("loss rate (%)")
-    ax[2].plot(t, [b["qlen_mean_pkts"] for b in bins], label="mean")
-    ax[2].plot(t, [b["qlen_max_pkts"] for b in bins], label="max", alpha=0.6)
-    ax[2].set_ylabel("queue (packets)")
-    ax[2].legend(loc="upper right")
-    for f in sorted({x["flow"] for x in flows}):
-        series = [x for x in flows if x["flow"] == f]
-        ax[3].plot([x["t_s"] for x in series], [x["cwnd_pkts"] for x in series],
-                   label="flow %d" % f)
-    ax[3].set_ylabel("cwnd (packets)")
-    ax[3].set_xlabel("time (s, nominal)")
-    ax[3].legend(loc="upper right")
-    fig.suptitle(title)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-
-
 # --- main -------------------------------------------------------------------------
 
 
@@ -907,11 +881,6 @@ def one_run(net, cfg, spec, summary, ccs, warmup, workdir):
         log("experiment: RUN NOT FAITHFUL: %s; results are INVALID"
             % summary["invalid_reason"])
     write_series(run, bins, spec["out"])
-    title = "%s %s, %s nominal, k = %d%s%s" % (
-        cfg.aqm, cfg.aqm_args, cfg.bandwidth, k,
-        ", offloads on" if cfg.offloads == "on" else "",
-        "" if summary["valid"] else " (INVALID)")
-    plot(bins, run["flows"], title, os.path.join(spec["out"], "plots.png"))
 
 
 def write_summary(summary, out, wall0):
@@ -920,7 +889,6 @@ def write_summary(summary, out, wall0):
     with open(os.path.join(out, "summary.json"), "w") as f:
         json.dump(summary, f, indent=1, sort_keys=True)
         f.write("\n")
-    flent_out.write(out)  # nothing without an experiment's bins
     report(summary, out)
 
 
@@ -1080,7 +1048,7 @@ def report(summary, out):
         % (100 * res["utilisation"], 100 * res["loss_rate"], q["mean"], q["std"], q["p99"],
            d["p50"], d["p99"], res["jain_index"] or 0,
            res["synchronisation"]["all_flows_cut_fraction"], res["busy_service"]["ratio"]))
-    log("experiment: %s/summary.json, plots.png, bins.csv.gz (%.0f s wall)"
+    log("experiment: %s/summary.json, bins.csv.gz (%.0f s wall)"
         % (out, summary["wall_time_s"]))
 
 

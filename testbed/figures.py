@@ -20,7 +20,8 @@ experiment.py left them and writes into out/:
   from out/cubic/RATEmbit/FLOWSflows/NAME-I: CUBIC senders, PI, pie and
   dualpi2 at one delay target; mean and range over the runs, issue 23's
   goals;
-- run.flent.gz beside every run (flent_out.py), for Flent.
+- beside every run: run.flent.gz (flent_out.py), for Flent, and plots.png
+  (run_plots); `figures.py --runs DIR` draws only these (scripts/experiment).
 Invalid runs are left out and listed under the table.
 """
 
@@ -551,19 +552,66 @@ def offloads(out):
     return [path]
 
 
-def flent_files(out):
-    """run.flent.gz beside every run under out that lacks one or is older
-    than its summary (runs made before experiment.py wrote them)."""
+def run_plots(rundir):
+    """RUNDIR/plots.png: utilisation, loss rate, queue and every flow's
+    window over the run; its path, or None when the run has no bins."""
+    summ = load(rundir)
+    try:
+        bins = analysis.read_csv(os.path.join(rundir, "bins.csv.gz"))
+        flows = analysis.read_csv(os.path.join(rundir, "flows.csv.gz"))
+    except OSError:
+        return None
+    if not summ or not bins:
+        return None
+    plt = pyplot()
+    fig, ax = plt.subplots(4, 1, figsize=(9, 10), sharex=True)
+    t = [b["t_s"] for b in bins]
+    ax[0].plot(t, [100 * (b["utilisation"] or 0) for b in bins])
+    ax[0].set_ylabel("utilisation (%)")
+    ax[1].plot(t, [100 * (b["loss_rate"] or 0) for b in bins])
+    ax[1].set_ylabel("loss rate (%)")
+    ax[2].plot(t, [b["qlen_mean_pkts"] for b in bins], label="mean")
+    ax[2].plot(t, [b["qlen_max_pkts"] for b in bins], label="max", alpha=0.6)
+    ax[2].set_ylabel("queue (packets)")
+    ax[2].legend(loc="upper right")
+    for flow in sorted({x["flow"] for x in flows}):
+        series = [x for x in flows if x["flow"] == flow]
+        ax[3].plot([x["t_s"] for x in series], [x["cwnd_pkts"] for x in series],
+                   label="flow %d" % flow)
+    ax[3].set_ylabel("cwnd (packets)")
+    ax[3].set_xlabel("time (s, nominal)")
+    ax[3].legend(loc="upper right")
+    nominal = summ["nominal"]
+    fig.suptitle("%s %s, %s nominal, k = %d%s%s" % (
+        nominal["aqm"], nominal["aqm_args"], rate_text(nominal["bandwidth_bps"]),
+        summ["scale"], ", offloads on" if summ["offloads"]["mode"] == "on" else "",
+        "" if summ["valid"] else " (INVALID)"))
+    fig.tight_layout()
+    path = os.path.join(rundir, "plots.png")
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
+# what is drawn from a run's series beside them: on the host, not in the
+# guest that made the run (matplotlib alone takes 20 s a run there under TCG)
+RUN_FILES = ((flent_out.FILENAME, flent_out.write), ("plots.png", run_plots))
+
+
+def run_files(out):
+    """Each run's own files (RUN_FILES) under out, where one is missing or
+    older than the run's summary; the paths written."""
     written = []
     for summary in sorted(glob.glob(os.path.join(out, "**", "summary.json"), recursive=True)):
         rundir = os.path.dirname(summary)
         if os.path.basename(rundir) == "fidelity":
             continue
-        path = os.path.join(rundir, flent_out.FILENAME)
-        if os.path.exists(path) and os.path.getmtime(path) >= os.path.getmtime(summary):
-            continue
-        if flent_out.write(rundir):
-            written.append(path)
+        for name, write in RUN_FILES:
+            path = os.path.join(rundir, name)
+            if os.path.exists(path) and os.path.getmtime(path) >= os.path.getmtime(summary):
+                continue
+            if write(rundir):
+                written.append(path)
     return written
 
 
@@ -579,10 +627,19 @@ def render(out):
         written.append(panels(out, runs, "fig4_queue.png", "queue (packets)", queue_series,
                               ymax=2600, target=target_of))
     return (written + sweep(out) + noise(out) + autotune(out) + offloads(out) + cubic(out)
-            + flent_files(out))
+            + run_files(out))
 
 
 def target_of(name):
     """The configured queue target in packets, where there is one."""
     args = study.config(name)[3].split()
     return int(args[args.index("target") + 1]) if "target" in args and name != "pie" else None
+
+
+if __name__ == "__main__":
+    import argparse
+    ap = argparse.ArgumentParser(description="Each run's plots.png and run.flent.gz under DIR, "
+                                 "where missing or older than its summary.json.")
+    ap.add_argument("--runs", required=True, metavar="DIR")
+    for written in run_files(ap.parse_args().runs):
+        print("figures: wrote %s" % written)
