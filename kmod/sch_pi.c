@@ -51,6 +51,11 @@ static struct netlink_range_validation pi_target_delay_range = {
 	.max = PI_TARGET_DELAY_MAX_US,
 };
 
+static struct netlink_range_validation pi_cubic_c_range = {
+	.min = PI_CUBIC_C_MIN_MICRO,
+	.max = PI_CUBIC_C_MAX_MICRO,
+};
+
 static const struct nla_policy pi_policy[TCA_PI_MAX + 1] = {
 	[TCA_PI_LIMIT]	= NLA_POLICY_MIN(NLA_U32, 1),
 	[TCA_PI_TARGET]	= { .type = NLA_U32 },
@@ -67,6 +72,7 @@ static const struct nla_policy pi_policy[TCA_PI_MAX + 1] = {
 	[TCA_PI_MARGIN]	= NLA_POLICY_MAX(NLA_U32, PI_MARGIN_MAX_DEG),
 	[TCA_PI_ECN_CEILING] = NLA_POLICY_FULL_RANGE(NLA_U64, &pi_ecn_ceiling_range),
 	[TCA_PI_TARGET_DELAY] = NLA_POLICY_FULL_RANGE(NLA_U32, &pi_target_delay_range),
+	[TCA_PI_CUBIC_C] = NLA_POLICY_FULL_RANGE(NLA_U32, &pi_cubic_c_range),
 };
 
 /* the core's enums are the uapi's */
@@ -185,6 +191,7 @@ static void pi_publish_params(struct pi_sched_data *q, const struct pi_params *p
 	WRITE_ONCE(dst->bandwidth_bps, p->bandwidth_bps);
 	WRITE_ONCE(dst->pkt_bytes, p->pkt_bytes);
 	WRITE_ONCE(dst->response, p->response);
+	WRITE_ONCE(dst->cubic_c_micro, p->cubic_c_micro);
 	WRITE_ONCE(dst->even_spacing, p->even_spacing);
 	WRITE_ONCE(dst->margin_deg, p->margin_deg);
 }
@@ -226,6 +233,8 @@ static int pi_change(struct Qdisc *sch, struct nlattr *opt,
 		params.bandwidth_bps = nla_get_u64(tb[TCA_PI_BANDWIDTH]);
 	if (tb[TCA_PI_RESPONSE])
 		params.response = nla_get_u32(tb[TCA_PI_RESPONSE]);
+	if (tb[TCA_PI_CUBIC_C])
+		params.cubic_c_micro = nla_get_u32(tb[TCA_PI_CUBIC_C]);
 	if (tb[TCA_PI_SPACING])
 		params.even_spacing = nla_get_u32(tb[TCA_PI_SPACING]) == TC_PI_SPACING_EVEN;
 	if (tb[TCA_PI_MARGIN])
@@ -330,7 +339,8 @@ static int pi_dump(struct Qdisc *sch, struct sk_buff *skb)
 	    nla_put_u32(skb, TCA_PI_MARGIN, READ_ONCE(q->params.margin_deg)) ||
 	    nla_put_u64_64bit(skb, TCA_PI_ECN_CEILING, READ_ONCE(q->params.ecn_ceiling),
 			      TCA_PI_PAD) ||
-	    nla_put_u32(skb, TCA_PI_TARGET_DELAY, READ_ONCE(q->params.target_delay_us)))
+	    nla_put_u32(skb, TCA_PI_TARGET_DELAY, READ_ONCE(q->params.target_delay_us)) ||
+	    nla_put_u32(skb, TCA_PI_CUBIC_C, READ_ONCE(q->params.cubic_c_micro)))
 		goto nla_put_failure;
 
 	return nla_nest_end(skb, opts);

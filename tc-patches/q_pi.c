@@ -16,7 +16,7 @@ static void explain(void)
 		"              [ autotune [ rtt TIME ] [ flows N | flows auto ]\n"
 		"                [ bandwidth RATE | bandwidth auto ]\n"
 		"                [ response cubic | response reno | response highspeed ]\n"
-		"                [ margin DEGREES ] | noautotune ]\n"
+		"                [ cubic_c C ] [ margin DEGREES ] | noautotune ]\n"
 		"              [ spacing random | spacing even ]\n"
 		"  target: the queue to hold, in packets (default 50), or as a delay\n"
 		"  in [1us, 10s] at the link's rate (bandwidth, or the measured one)\n"
@@ -29,7 +29,8 @@ static void explain(void)
 		"  (default 1; auto: as many as the probability in use implies)\n"
 		"  and round-trip times at most TIME in [1us, 10s]\n"
 		"  (default 200ms) without this queue, for CUBIC senders (default)\n"
-		"  or the response given; margin: the phase margin that places the\n"
+		"  or the response given; C: the CUBIC senders' C in [0.000001, 100]\n"
+		"  (default 0.4, RFC 9438's); margin: the phase margin that places the\n"
 		"  crossover, in [0, 89] degrees (default 0: the paper's wg = z)\n"
 		"  spacing even: drop every 1/p-th packet, not each with probability p\n");
 }
@@ -52,6 +53,20 @@ static int pi_get_freq_mhz(__u64 *mhz, const char *arg)
 	return 0;
 }
 
+/* CUBIC's C in [10^-6, 100], as the kernel's __u32 in 10^-6 units */
+static int pi_get_cubic_c(__u64 *micro, const char *arg)
+{
+	long double c;
+
+	if (aqm_get_ldouble(&c, arg))
+		return -1;
+	c = nearbyintl(c * 1000000);
+	if (c < 1 || c > 100000000)
+		return -1;
+	*micro = (__u64)c;
+	return 0;
+}
+
 /* a time has a unit after its number ("20ms"), a packet count none or "p" */
 static bool pi_is_time(const char *arg)
 {
@@ -70,6 +85,7 @@ static int pi_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 	__u32 limit = 0, target = 0, target_delay_us = 0, rtt_us = 0, flows = 0;
 	__u32 margin = 0;
 	bool has_margin = false;
+	__u64 cubic_c = 0;
 	__u64 a = 0, b = 0, bandwidth = 0, freq_mhz = 0, ceiling = 0;
 	int ecn = -1, autotune = -1, response = -1, spacing = -1;
 	struct rtattr *tail;
@@ -150,6 +166,11 @@ static int pi_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 			else
 				return aqm_illegal("pi", "response",
 						   "must be cubic, reno or highspeed");
+		} else if (strcmp(*argv, "cubic_c") == 0) {
+			AQM_NEXT_ARG("pi");
+			if (pi_get_cubic_c(&cubic_c, *argv))
+				return aqm_illegal("pi", "cubic_c",
+						   "must be a number in [0.000001, 100]");
 		} else if (strcmp(*argv, "margin") == 0) {
 			AQM_NEXT_ARG("pi");
 			if (get_u32(&margin, *argv, 10) || margin > 89)
@@ -210,6 +231,8 @@ static int pi_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 		addattr64(n, 1024, TCA_PI_BANDWIDTH, bandwidth);
 	if (response != -1)
 		addattr32(n, 1024, TCA_PI_RESPONSE, response);
+	if (cubic_c)
+		addattr32(n, 1024, TCA_PI_CUBIC_C, (__u32)cubic_c);
 	if (spacing != -1)
 		addattr32(n, 1024, TCA_PI_SPACING, spacing);
 	if (has_margin)
@@ -252,6 +275,19 @@ static void pi_print_autotune(struct rtattr *tb[])
 	if (aqm_has(tb, TCA_PI_RESPONSE, sizeof(__u32)))
 		print_string(PRINT_ANY, "response", "response %s ",
 			     pi_response_name(rta_getattr_u32(tb[TCA_PI_RESPONSE])));
+	/* RFC 9438's 0.4, the default, is shown in JSON only */
+	if (aqm_has(tb, TCA_PI_CUBIC_C, sizeof(__u32))) {
+		__u32 micro = rta_getattr_u32(tb[TCA_PI_CUBIC_C]);
+
+		print_float(PRINT_JSON, "cubic_c", NULL, micro / 1e6);
+		if (micro != 400000) {
+			char buf[64];
+
+			print_string(PRINT_FP, NULL, "cubic_c %s ",
+				     aqm_sprint_exact(buf, sizeof(buf), micro / 1e6L,
+						      micro, pi_get_cubic_c));
+		}
+	}
 	/* 0, the paper's crossover, is the default: shown in JSON only */
 	if (aqm_has(tb, TCA_PI_MARGIN, sizeof(__u32))) {
 		__u32 margin = rta_getattr_u32(tb[TCA_PI_MARGIN]);

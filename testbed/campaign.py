@@ -68,23 +68,14 @@ def stale(summary):
         ccs = summary.get("topology", {}).get("congestion_control", "highspeed").split(",")
         if sc.unscaled_senders(ccs, k, sc.CUBIC_BIC_SCALE):
             return "CUBIC unscaled at k > 1"
-    nominal = summary.get("nominal", {})
-    if "unscaled_model" not in summary.get("emulated", {}) and \
-            sc.unscaled_aqm_model(nominal.get("aqm", ""), nominal.get("aqm_args", ""), k):
+    nominal, emulated = summary.get("nominal", {}), summary.get("emulated", {})
+    kind = nominal.get("aqm", "")
+    # the arguments it ran with, where recorded ("KIND ARGS")
+    args = emulated["aqm"].split(None, 1)[1:] if "aqm" in emulated else []
+    if "unscaled_model" not in emulated and \
+            sc.unscaled_aqm_model(kind, args[0] if args else nominal.get("aqm_args", ""), k):
         return "pi's CUBIC model unscaled at k > 1"
     return None
-
-
-def refused(args):
-    """Why an experiment with these arguments cannot be valid, known before
-    it boots (None if it may be): at an explicit --scale, a qdisc whose
-    model of the senders does not scale (scripts/experiment would run the
-    fidelity check, then mark the run invalid without running it)."""
-    opts = options(args)
-    k = opts.get("--scale")
-    if not isinstance(k, str) or not k.isdigit():
-        return None
-    return sc.unscaled_aqm_model(opts.get("--aqm", ""), opts.get("--aqm-args", ""), int(k))
 
 
 def build(tasks, env):

@@ -72,11 +72,12 @@ PROBE_PORT = 5300
 # (which must be scaled too when the user leaves them out). "time" is
 # multiplied by k, "freq" and "rate" divided by k. "gain" is a gain on a
 # delay error in seconds (pie's alpha and beta, integers): the error is k
-# times larger, so the gain is divided by k, rounded and at least 1; where
-# that is inexact the change says so.
+# times larger, so the gain is divided by k, rounded and at least 1.
+# "per_cubed_time" is in s^-3 (CUBIC's C, which pi models): divided by k^3,
+# to tc's 10^-6 and at least that. Where a value is inexact the change says so.
 SCALING = {
     "pi": {"freq": ("freq", "170"), "rtt": ("time", "200ms"), "bandwidth": ("rate", None),
-           "target": ("time_or_count", None)},
+           "target": ("time_or_count", None), "cubic_c": ("per_cubed_time", "0.4")},
     "rem": {"interval": ("time", "2ms"), "bandwidth": ("rate", None)},
     "blue": {"freeze": ("time", "100ms")},
     "ared": {"interval": ("time", "500ms"), "bandwidth": ("rate", None)},
@@ -186,6 +187,8 @@ def scale_aqm_args(kind, args, k, buffer_pkts, link_bps, ecn=False):
 def note_inexact(change, how, value, k):
     if how == "gain" and float(change["emulated"]) != float(value) / k:
         change["inexact"] = "wanted %g, tc takes integers" % (float(value) / k)
+    if how == "per_cubed_time" and float(change["emulated"]) != float(value) / k ** 3:
+        change["inexact"] = "wanted %g, tc takes multiples of 1e-6" % (float(value) / k ** 3)
 
 
 def value_of(words, name, default):
@@ -204,6 +207,8 @@ def scaled(how, value, k):
             return value
     if how == "gain":
         return str(max(1, round(float(value) / k)))
+    if how == "per_cubed_time":
+        return "%g" % max(1e-6, round(float(value) / k ** 3, 6))
     if how == "time":
         return db.tc_time(parse_time(value) * k)
     if how == "freq":
@@ -851,7 +856,7 @@ def one_run(net, cfg, spec, summary, ccs, warmup, workdir):
     if not summary["valid"]:
         log("experiment: FIDELITY CHECK FAILED: this machine cannot emulate the network "
             "faithfully at k = %d; results are INVALID" % k)
-    model = sc.unscaled_aqm_model(cfg.aqm, cfg.aqm_args, k)
+    model = sc.unscaled_aqm_model(cfg.aqm, leaf_args, k)
     summary["emulated"]["unscaled_model"] = model
     if model:
         summary["valid"] = False

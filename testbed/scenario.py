@@ -285,17 +285,17 @@ def unscaled_senders(ccs, k, bic_scale):
 
 def unscaled_aqm_model(kind, args, k):
     """Why a qdisc's own model of the senders does not behave at time scale
-    k as at 1 (None where it does). pi's autotune with CUBIC's response
-    (the default) computes the senders' window from RFC 9438's W = 1.054
-    R^0.75 / p^0.75, whose constant C = 0.4 is in wall-clock seconds^-3:
-    with R scaled by k it expects windows k^0.75 times the senders' (whose
-    C the guest scales with bic_scale), and with them the flow count, the
-    operating point and the gains. Reno's and HighSpeed's windows do not
-    depend on R."""
+    k as at 1, judged on the arguments it ran with (None where it does).
+    pi's autotune with CUBIC's response (the default) computes the senders'
+    window from RFC 9438's W = (3.0833 C)^0.25 R^0.75 / p^0.75, whose C is in
+    wall-clock seconds^-3: at k it must be told the senders' C / k^3
+    (cubic_c, which experiment.py's scaling adds). Without it, it takes
+    C = 0.4, expects windows k^0.75 times the senders' and designs for fewer
+    flows than there are. Reno's and HighSpeed's windows do not depend on R."""
     words = args.split()
     # the last of autotune and noautotune wins
     toggles = [w for w in words if w in ("autotune", "noautotune")]
-    if k == 1 or kind != "pi" or toggles[-1:] != ["autotune"]:
+    if k == 1 or kind != "pi" or toggles[-1:] != ["autotune"] or "cubic_c" in words:
         return None
     response = words[words.index("response") + 1] if "response" in words[:-1] else "cubic"
     if response != "cubic":

@@ -43,12 +43,14 @@
  * window falls by D(W) packets a loss, p_TCP = e D p / R and G = N D W / R^2
  * (Reno: e = 2, D = W/2; HighSpeed: D = b(W) W).
  *
- * CUBIC (RFC 9438, beta 0.7, C 0.4) averages W = (C (3 + beta) /
- * (4 (1 - beta)))^(1/4) (R / p)^(3/4) packets, so p = 1.2333^(1/3) R / W^(4/3)
- * with e = 4/3; below its Reno-friendly window (an AIMD with
- * alpha = 3 (1 - beta) / (1 + beta): p = 1.5 / W^2, e = 2) it follows that.
- * The sender's p is the larger of the two, and either way a loss cuts
- * D = (1 - beta) W = 0.3 W.
+ * CUBIC (RFC 9438, beta 0.7) averages W = (C (3 + beta) /
+ * (4 (1 - beta)))^(1/4) (R / p)^(3/4) packets, so
+ * p = (3.0833 C)^(1/3) R / W^(4/3) with e = 4/3; below its Reno-friendly
+ * window (an AIMD with alpha = 3 (1 - beta) / (1 + beta): p = 1.5 / W^2,
+ * e = 2) it follows that. The sender's p is the larger of the two, and
+ * either way a loss cuts D = (1 - beta) W = 0.3 W. C, 0.4 s^-3 in RFC 9438
+ * and in Linux, is configurable: senders whose window grows in another time
+ * unit, as in a testbed slowed down k times (C / k^3), have another.
  *
  * The crossover wg = z keeps almost 90 degrees of phase margin, and so a
  * loop as slow as the senders' pole (seconds at high speed). With a phase
@@ -168,11 +170,17 @@ enum pi_gains_source {
 #define PI_HS_LOG2_EXPONENT	1117343891LL		/* log2 e */
 
 /*
- * CUBIC's: log2 of its decrease 1 - beta = 0.3; of 1.2333^(1/3), 4/3 (Q32
- * and log2) for its own region, log2 1.5 for the Reno-friendly one.
+ * CUBIC's: log2 of its decrease 1 - beta = 0.3; of (3 + beta) / (4 (1 - beta))
+ * = 3.0833 and 1/3 (Q32), which scale its C, and 4/3 (Q32 and log2) for its
+ * own region; log2 1.5 for the Reno-friendly one. C in 10^-6 s^-3: RFC 9438's
+ * 0.4 by default, from 10^-6 (senders slowed down 100 times) to 100.
  */
 #define PI_CUBIC_LOG2_DECREASE	(-7460210421LL)
-#define PI_CUBIC_LOG2_SCALE	433165734LL
+#define PI_CUBIC_LOG2_SHAPE	6977135137LL
+#define PI_THIRD_Q32		1431655765ULL
+#define PI_CUBIC_C_MICRO	400000
+#define PI_CUBIC_C_MIN_MICRO	1
+#define PI_CUBIC_C_MAX_MICRO	100000000
 #define PI_CUBIC_EXPONENT_Q32	5726623061ULL
 #define PI_CUBIC_INV_EXPONENT_Q32 3221225472ULL			/* 3/4 */
 #define PI_CUBIC_LOG2_EXPONENT	1782572486LL
@@ -198,6 +206,7 @@ enum pi_gains_source {
  * @pkt_bytes:		bytes of a wire packet (MTU and link header): turns
  *			@bandwidth_bps into packets, sets the early-drop floor
  * @response:		autotune: senders' response function, pi_response
+ * @cubic_c_micro:	autotune, CUBIC: the senders' C, 10^-6 s^-3
  * @even_spacing:	drop at regular intervals of 1/p packets, not at random
  * @margin_deg:		autotune: phase margin that places the crossover,
  *			degrees; 0 = the paper's wg = z
@@ -217,6 +226,7 @@ struct pi_params {
 	u64 bandwidth_bps;
 	u32 pkt_bytes;
 	u32 response;
+	u32 cubic_c_micro;
 	bool even_spacing;
 	u32 margin_deg;
 };
@@ -284,6 +294,7 @@ static inline void pi_params_init(struct pi_params *params, u32 pkt_bytes)
 	params->bandwidth_bps = 0;
 	params->pkt_bytes = pkt_bytes;
 	params->response = PI_RESPONSE_CUBIC;
+	params->cubic_c_micro = PI_CUBIC_C_MICRO;
 	params->even_spacing = false;
 	params->margin_deg = 0;
 }
@@ -352,14 +363,22 @@ static const u32 pi_margin_wgr_q32[PI_MARGIN_MAX_DEG] = {
 	149953083, 112454824, 74965126, 37481136,
 };
 
+/* log2 of (3.0833 C)^(1/3), Q32, for C in 10^-6 s^-3 (not 0) */
+static inline s64 pi_cubic_log2_scale(u32 cubic_c_micro)
+{
+	return pi_mul_q32(PI_THIRD_Q32, aqm_log2_q32(cubic_c_micro, 0) -
+			  PI_LOG2_1E6 + PI_CUBIC_LOG2_SHAPE);
+}
+
 /*
  * CUBIC's pole and gain (see the top of this file) from the log2 of its
- * window and round trip: log2 p_TCP into @log2_z, log2 G into @log2_g.
+ * window and round trip and its C: log2 p_TCP into @log2_z, log2 G into
+ * @log2_g.
  */
 static inline void pi_cubic_plant(s64 log2_w, s64 log2_r, s64 log2_n,
-				  s64 *log2_z, s64 *log2_g)
+				  u32 cubic_c_micro, s64 *log2_z, s64 *log2_g)
 {
-	s64 log2_p = PI_CUBIC_LOG2_SCALE + log2_r -
+	s64 log2_p = pi_cubic_log2_scale(cubic_c_micro) + log2_r -
 		     pi_mul_q32(PI_CUBIC_EXPONENT_Q32, log2_w);
 	s64 log2_p_friendly = PI_CUBIC_LOG2_FRIENDLY - 2 * log2_w;
 	s64 log2_e = PI_CUBIC_LOG2_EXPONENT;
@@ -379,6 +398,7 @@ static inline void pi_cubic_plant(s64 log2_w, s64 log2_r, s64 log2_n,
  * @flows_q16:	N, Q16, not 0
  * @rtt_us:	R, the round trip with the reference queue's delay, not 0
  * @response:	senders' response function, pi_response
+ * @cubic_c_micro: CUBIC's C, 10^-6 s^-3, not 0 (read for PI_RESPONSE_CUBIC)
  * @margin_deg:	phase margin placing the crossover, 1..PI_MARGIN_MAX_DEG
  *		degrees; 0 = wg = z
  * @d:		the design, written
@@ -387,8 +407,8 @@ static inline void pi_cubic_plant(s64 log2_w, s64 log2_r, s64 log2_n,
  * packets) is Reno, and so is its design.
  */
 static inline void pi_design_rules(u64 cap_q16, u64 flows_q16, u64 rtt_us,
-				   u32 response, u32 margin_deg,
-				   struct pi_design *d)
+				   u32 response, u32 cubic_c_micro,
+				   u32 margin_deg, struct pi_design *d)
 {
 	s64 log2_c = aqm_log2_q32(cap_q16, AQM_DQ_RATE_SHIFT);
 	s64 log2_n = aqm_log2_q32(flows_q16, PI_FLOWS_SHIFT);
@@ -398,7 +418,8 @@ static inline void pi_design_rules(u64 cap_q16, u64 flows_q16, u64 rtt_us,
 	u64 x2_q32;
 
 	if (response == PI_RESPONSE_CUBIC) {
-		pi_cubic_plant(log2_w, log2_r, log2_n, &d->log2_z, &log2_g);
+		pi_cubic_plant(log2_w, log2_r, log2_n, cubic_c_micro,
+			       &d->log2_z, &log2_g);
 	} else if (response == PI_RESPONSE_HIGHSPEED &&
 		   log2_w > PI_HS_LOG2_LOW_WINDOW) {
 		s64 log2_p = pi_mul_q32(PI_HS_EXPONENT_Q32, PI_HS_LOG2_0_12 - log2_w);
@@ -518,18 +539,20 @@ static inline bool pi_design_moved(u64 x, u64 y)
 /*
  * log2 of the window W(p) in packets, Q32, of senders with @response at
  * drop probability p (log2 @log2_p, below 0) and round trip R (@log2_r,
- * seconds): pi_design_rules()'s W -> p inverted. CUBIC's window is the
- * larger of its own and its Reno-friendly one; HighSpeed TCP's is Reno's
- * where it falls below its low window.
+ * seconds): pi_design_rules()'s W -> p inverted. CUBIC's window (its C
+ * @cubic_c_micro, 10^-6 s^-3) is the larger of its own and its Reno-friendly
+ * one; HighSpeed TCP's is Reno's where it falls below its low window.
  */
-static inline s64 pi_response_log2_window(u32 response, s64 log2_p, s64 log2_r)
+static inline s64 pi_response_log2_window(u32 response, u32 cubic_c_micro,
+					  s64 log2_p, s64 log2_r)
 {
 	s64 log2_w, log2_w_friendly;
 
 	if (response == PI_RESPONSE_CUBIC) {
-		/* W = (1.2333^(1/3) R / p)^(3/4), or (1.5 / p)^(1/2) */
+		/* W = ((3.0833 C)^(1/3) R / p)^(3/4), or (1.5 / p)^(1/2) */
 		log2_w = pi_mul_q32(PI_CUBIC_INV_EXPONENT_Q32,
-				    PI_CUBIC_LOG2_SCALE + log2_r - log2_p);
+				    pi_cubic_log2_scale(cubic_c_micro) +
+				    log2_r - log2_p);
 		log2_w_friendly = (PI_CUBIC_LOG2_FRIENDLY - log2_p) / 2;
 		return log2_w > log2_w_friendly ? log2_w : log2_w_friendly;
 	}
@@ -559,7 +582,7 @@ static inline u64 pi_design_flows_q16(const struct pi_params *params,
 		return 1ULL << PI_FLOWS_SHIFT;
 	log2_r = aqm_log2_q32(rtt_us, 0) - PI_LOG2_1E6;
 	log2_n = log2_r + aqm_log2_q32(cap_q16, AQM_DQ_RATE_SHIFT) -
-		 pi_response_log2_window(params->response,
+		 pi_response_log2_window(params->response, params->cubic_c_micro,
 					 aqm_log2_q32(vars->prob, PI_PROB_SHIFT),
 					 log2_r);
 	if (log2_n <= 0)
@@ -610,7 +633,7 @@ static inline void pi_retune(const struct pi_params *params,
 		return;
 
 	pi_design_rules(cap_q16, flows_q16, rtt_us, params->response,
-			params->margin_deg, &d);
+			params->cubic_c_micro, params->margin_deg, &d);
 	pi_discretise(&d, pi_update_period_ns(params), &a_frac, &b_frac);
 	WRITE_ONCE(vars->a_frac, a_frac);
 	WRITE_ONCE(vars->b_frac, b_frac);

@@ -223,13 +223,17 @@ static double ref_margin_wgr(double pm)
 	return lo;
 }
 
+/* RFC 9438's C, s^-3, and the kernel's default */
+#define RFC_CUBIC_C 0.4
+
 /*
- * CUBIC's response function (RFC 9438, C = 0.4, beta = 0.7): the loss rate
- * at window @w and round trip @r, and its elasticity -d ln p / d ln W.
+ * CUBIC's response function (RFC 9438, beta = 0.7) with its C @cubic_c:
+ * the loss rate at window @w and round trip @r, and its elasticity
+ * -d ln p / d ln W.
  */
-static double ref_cubic_p(double w, double r, double *elasticity)
+static double ref_cubic_p(double w, double r, double cubic_c, double *elasticity)
 {
-	double beta = 0.7, cubic_c = 0.4, alpha = 3 * (1 - beta) / (1 + beta);
+	double beta = 0.7, alpha = 3 * (1 - beta) / (1 + beta);
 	/* W = (C (3 + b) / (4 (1 - b)))^(1/4) R^(3/4) / p^(3/4) */
 	double p_cubic = pow(pow(cubic_c * (3 + beta) / (4 * (1 - beta)), 0.25) *
 			     pow(r, 0.75) / w, 4.0 / 3);
@@ -241,13 +245,14 @@ static double ref_cubic_p(double w, double r, double *elasticity)
 }
 
 static struct ref_design ref_rules(double c, double n, double r, double t,
-				   unsigned int response, unsigned int margin)
+				   unsigned int response, double cubic_c,
+				   unsigned int margin)
 {
 	double w = r * c / n, pole, gain, wg;
 	struct ref_design d;
 
 	if (response == PI_RESPONSE_CUBIC) {
-		double e, p = ref_cubic_p(w, r, &e);
+		double e, p = ref_cubic_p(w, r, cubic_c, &e);
 
 		pole = e * 0.3 * w * p / r;
 		gain = n * 0.3 * w * w / (r * r);
@@ -282,7 +287,8 @@ static void test_rules_paper(void)
 	uint64_t a, b;
 
 	/* C = 3750 packets/s, N = 60, R = 0.246 s: the PI paper's example */
-	pi_design_rules(3750ULL << 16, 60ULL << PI_FLOWS_SHIFT, 246000, PI_RESPONSE_RENO, 0, &d);
+	pi_design_rules(3750ULL << 16, 60ULL << PI_FLOWS_SHIFT, 246000, PI_RESPONSE_RENO,
+			PI_CUBIC_C_MICRO, 0, &d);
 	check(fabs(exp2(ldexp((double)d.log2_z, -32)) - 0.529) < 0.0005 &&
 	      fabs(exp2(ldexp((double)d.log2_k, -32)) - 9.78e-6) < 0.005e-6,
 	      "Reno rules for the paper's link: z = %.4f (0.529), K = %.4g (9.78e-6)",
@@ -309,12 +315,13 @@ static void test_rules_match_reference(void)
 		for (i = 0; i < sizeof(rates_mbit) / sizeof(rates_mbit[0]); i++) {
 		for (m = 0; m < sizeof(margins) / sizeof(margins[0]); m++) {
 			double c = rates_mbit[i] * 1e6 / 8 / 1514, t = 1 / 170.0;
-			struct ref_design want = ref_rules(c, 4, 0.06, t, resp, margins[m]);
+			struct ref_design want = ref_rules(c, 4, 0.06, t, resp, RFC_CUBIC_C,
+							   margins[m]);
 			struct pi_design d;
 			uint64_t a, b;
 
 			pi_design_rules((uint64_t)nearbyint(ldexp(c, 16)), 4ULL << PI_FLOWS_SHIFT,
-					60000, resp,
+					60000, resp, PI_CUBIC_C_MICRO,
 					margins[m], &d);
 			pi_discretise(&d, 5882352, &a, &b);
 			worst_a = fmax(worst_a, fabs(frac_to_double(a) / want.a - 1));
@@ -353,13 +360,14 @@ static void test_margin_loop(void)
 	unsigned int pm;
 
 	for (pm = 10; pm <= 80; pm += 10) {
-		struct ref_design ref = ref_rules(c, 4, r, 0, PI_RESPONSE_HIGHSPEED, pm);
+		struct ref_design ref = ref_rules(c, 4, r, 0, PI_RESPONSE_HIGHSPEED,
+						  RFC_CUBIC_C, pm);
 		double complex s = I * ref_margin_wgr(pm) / r, l;
 		double z, k;
 		struct pi_design d;
 
 		pi_design_rules((uint64_t)nearbyint(ldexp(c, 16)), 4ULL << PI_FLOWS_SHIFT,
-				60000, PI_RESPONSE_HIGHSPEED, pm, &d);
+				60000, PI_RESPONSE_HIGHSPEED, PI_CUBIC_C_MICRO, pm, &d);
 		z = exp2(ldexp((double)d.log2_z, -32));
 		k = exp2(ldexp((double)d.log2_k, -32));
 		l = k * (s / z + 1) / s * ref.gain * cexp(-s * r) /
@@ -499,7 +507,8 @@ static void test_autotune(void)
 	      "the estimator converges on a 8333.3 packets/s dequeue rate (%.1f)", c);
 	pi_update(&params, &vars, 1000);
 	/* R = Tp + q_ref / C, the paper's */
-	want = ref_rules(c, 4, 0.06 + 1000 / c, 1 / 170.0, PI_RESPONSE_HIGHSPEED, 0);
+	want = ref_rules(c, 4, 0.06 + 1000 / c, 1 / 170.0, PI_RESPONSE_HIGHSPEED,
+			 RFC_CUBIC_C, 0);
 	check(vars.source == PI_GAINS_ESTIMATE &&
 	      fabs(frac_to_double(vars.a_frac) / want.a - 1) < 1e-6,
 	      "gains derive from the estimate: a = %.4g (%.4g)", frac_to_double(vars.a_frac),
@@ -513,7 +522,8 @@ static void test_autotune(void)
 	feed_rate(&params, &vars, 8333.3 * 2, 40000, &now);
 	pi_update(&params, &vars, 1000);
 	c = ldexp((double)vars.tuned_q16, -16);
-	want = ref_rules(c, 4, 0.06 + 1000 / c, 1 / 170.0, PI_RESPONSE_HIGHSPEED, 0);
+	want = ref_rules(c, 4, 0.06 + 1000 / c, 1 / 170.0, PI_RESPONSE_HIGHSPEED,
+			 RFC_CUBIC_C, 0);
 	check(fabs(c / (8333.3 * 2) - 1) < 0.01 && vars.a_frac != a_before &&
 	      fabs(frac_to_double(vars.a_frac) / want.a - 1) < 1e-6,
 	      "the rate doubles: gains re-derived at %.1f packets/s, a = %.4g", c,
@@ -523,7 +533,7 @@ static void test_autotune(void)
 	pi_retune(&params, &vars, true);
 	c = ldexp((double)vars.tuned_q16, -16);
 	want = ref_rules(125e6 / 1500, 4, 0.06 + 1000 / (125e6 / 1500), 1 / 170.0,
-			 PI_RESPONSE_HIGHSPEED, 0);
+			 PI_RESPONSE_HIGHSPEED, RFC_CUBIC_C, 0);
 	check(vars.source == PI_GAINS_BANDWIDTH && fabs(c - 125e6 / 1500) < 0.001 &&
 	      fabs(frac_to_double(vars.a_frac) / want.a - 1) < 1e-6,
 	      "a configured bandwidth gives C = %.3f packets/s and its gains", c);
@@ -628,14 +638,14 @@ static double mismatched_margin(double c, unsigned int n, double r,
 				unsigned int design, unsigned int actual,
 				unsigned int margin)
 {
-	struct ref_design plant = ref_rules(c, n, r, 0, actual, 0);
+	struct ref_design plant = ref_rules(c, n, r, 0, actual, RFC_CUBIC_C, 0);
 	double lo = 1e-9, hi = 1e9, z, k;
 	struct pi_design d;
 	int i;
 
 	pi_design_rules((uint64_t)nearbyint(ldexp(c, 16)), (uint64_t)n << PI_FLOWS_SHIFT,
 			(uint64_t)nearbyint(r * 1e6),
-			design, margin, &d);
+			design, PI_CUBIC_C_MICRO, margin, &d);
 	z = exp2(ldexp((double)d.log2_z, -32));
 	k = exp2(ldexp((double)d.log2_k, -32));
 	for (i = 0; i < 200; i++) {
@@ -664,7 +674,7 @@ static double ref_response_p(unsigned int response, double w, double r)
 	double e;
 
 	if (response == PI_RESPONSE_CUBIC)
-		return ref_cubic_p(w, r, &e);
+		return ref_cubic_p(w, r, RFC_CUBIC_C, &e);
 	if (response == PI_RESPONSE_HIGHSPEED && w > 38)
 		return pow(0.12 / w, 1 / 0.835);
 	return 2 / (w * w);
@@ -866,6 +876,80 @@ static void test_delay_target(void)
 	      "10 s at 2^40 packets/s saturates below 'no reference'; at 2^-16/s it is 0 packets");
 }
 
+/*
+ * CUBIC senders of another C (cubic_c): the rules and W(p) against doubles
+ * for C from 10^-6 to 100, and the design of a link slowed down k times
+ * (C / k, R k, CUBIC's C / k^3, sampled every T k) is the original's: the
+ * same gains a and b, a pole k times slower.
+ */
+static void test_cubic_c(void)
+{
+	static const double cs[] = { 1e-6, 0.00005, 0.0004, 0.00625, 0.05, 0.4, 4, 100 };
+	static const double rates_mbit[] = { 10, 100, 1000, 10000 };
+	static const double ps[] = { 1e-8, 1e-6, 1e-4, 1e-2 };
+	static const unsigned int ks[] = { 2, 4, 5, 10, 20 };	/* C / k^3 exact */
+	double worst_a = 0, worst_w = 0, worst_k = 0;
+	unsigned int i, j;
+
+	for (i = 0; i < sizeof(cs) / sizeof(cs[0]); i++) {
+		uint32_t micro = (uint32_t)nearbyint(cs[i] * 1e6);
+
+		for (j = 0; j < sizeof(rates_mbit) / sizeof(rates_mbit[0]); j++) {
+			double c = rates_mbit[j] * 1e6 / 8 / 1514, t = 1 / 170.0;
+			struct ref_design want = ref_rules(c, 4, 0.06, t, PI_RESPONSE_CUBIC,
+							   cs[i], 30);
+			struct pi_design d;
+			uint64_t a, b;
+
+			pi_design_rules((uint64_t)nearbyint(ldexp(c, 16)), 4ULL << PI_FLOWS_SHIFT,
+					60000, PI_RESPONSE_CUBIC, micro, 30, &d);
+			pi_discretise(&d, 5882352, &a, &b);
+			worst_a = fmax(worst_a, fabs(frac_to_double(a) / want.a - 1));
+		}
+		for (j = 0; j < sizeof(ps) / sizeof(ps[0]); j++) {
+			double e, lo = 1e-3, hi = 1e9;
+			s64 log2_w = pi_response_log2_window(
+				PI_RESPONSE_CUBIC, micro,
+				aqm_log2_q32((uint64_t)ldexp(ps[j], PI_PROB_SHIFT), PI_PROB_SHIFT),
+				aqm_log2_q32(60000, 0) - PI_LOG2_1E6);
+			int n;
+
+			/* the window at which the reference meets p, by bisection */
+			for (n = 0; n < 200; n++) {
+				double w = sqrt(lo * hi);
+
+				if (ref_cubic_p(w, 0.06, cs[i], &e) > ps[j])
+					lo = w;
+				else
+					hi = w;
+			}
+			worst_w = fmax(worst_w, fabs(exp2(ldexp((double)log2_w, -32)) / lo - 1));
+		}
+	}
+	check(worst_a < 1e-6 && worst_w < 1e-6,
+	      "cubic_c 10^-6..100: CUBIC rules' a within %.2g, W(p) within %.2g of doubles",
+	      worst_a, worst_w);
+
+	for (i = 0; i < sizeof(ks) / sizeof(ks[0]); i++) {
+		unsigned int k = ks[i];
+		double c = 1e9 / 8 / 1514;
+		struct pi_design d1, dk;
+		uint64_t a1, b1, ak, bk;
+
+		pi_design_rules((uint64_t)nearbyint(ldexp(c, 16)), 16ULL << PI_FLOWS_SHIFT,
+				100000, PI_RESPONSE_CUBIC, PI_CUBIC_C_MICRO, 30, &d1);
+		pi_discretise(&d1, 5882352, &a1, &b1);
+		pi_design_rules((uint64_t)nearbyint(ldexp(c / k, 16)), 16ULL << PI_FLOWS_SHIFT,
+				100000ULL * k, PI_RESPONSE_CUBIC,
+				(uint32_t)nearbyint(PI_CUBIC_C_MICRO / (double)(k * k * k)), 30, &dk);
+		pi_discretise(&dk, 5882352ULL * k, &ak, &bk);
+		worst_k = fmax(worst_k, fmax(fabs((double)ak / a1 - 1), fabs((double)bk / b1 - 1)));
+		worst_k = fmax(worst_k, fabs(exp2(ldexp((double)(d1.log2_z - dk.log2_z), -32)) - k));
+	}
+	check(worst_k < 1e-5,
+	      "CUBIC at 1 Gbit/s, 16 flows, 100 ms slowed down k = 2, 4, 5, 10, 20 (C / k^3): the same a and b, a pole k times slower, within %.2g",
+	      worst_k);
+}
 
 int main(void)
 {
@@ -893,6 +977,7 @@ int main(void)
 	test_default_response();
 	test_flows_estimate();
 	test_delay_target();
+	test_cubic_c();
 	test_shaper_bursts();
 	test_skipped_dequeues();
 	test_backlog_floor();

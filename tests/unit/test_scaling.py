@@ -35,8 +35,22 @@ def scaled(kind, args, k):
 
 
 check(scaled("pi", "target 20ms autotune rtt 48ms", 10) ==
-      "limit 2500 target 200000us autotune rtt 480000us freq 17",
-      "pi: a delay target and rtt * k, freq / k, the buffer added")
+      "limit 2500 target 200000us autotune rtt 480000us freq 17 cubic_c 0.0004",
+      "pi: a delay target and rtt * k, freq / k, CUBIC's C / k^3, the buffer added")
+check(scaled("pi", "autotune cubic_c 0.8", 2) == "limit 2500 autotune cubic_c 0.1 freq 85 rtt 400000us"
+      and scaled("pi", "autotune", 1) == "limit 2500 autotune",
+      "pi: a given cubic_c / k^3; at k = 1 nothing added")
+pi_changes = experiment.scale_aqm_args("pi", "autotune", 3, 2500, 1e9)[1]
+tiny = experiment.scale_aqm_args("pi", "autotune", 100, 2500, 1e9)
+check(pi_changes["cubic_c"]["emulated"] == "0.014815" and "inexact" in pi_changes["cubic_c"]
+      and "cubic_c 1e-06" in tiny[0] and "inexact" in tiny[1]["cubic_c"]
+      and "inexact" not in experiment.scale_aqm_args("pi", "autotune", 2, 2500, 1e9)[1]["cubic_c"],
+      "pi: cubic_c to tc's 1e-6, at least 1e-6, inexact ones noted (0.4 / 27, 0.4 / 10^6)")
+model = experiment.sc.unscaled_aqm_model
+check(model("pi", scaled("pi", "target 20ms autotune", 2), 2) is None
+      and model("pi", "target 40000us autotune", 2)
+      and model("pi", "target 40000us autotune response reno", 2) is None,
+      "pi's model of CUBIC scales with the scaled cubic_c (refused without it at k = 2)")
 check(scaled("pi", "limit 2500 target 1000", 10).startswith("limit 2500 target 1000 freq 17 "),
       "pi: a packet target is a count, not scaled")
 check(scaled("pi", "target 50p", 10).startswith("limit 2500 target 50p "),

@@ -46,6 +46,9 @@ enum {
 	TCA_PI_TARGET_DELAY,	/* u32, queueing delay to hold, microseconds,
 				 * [1, 10 s]; 0 = hold TCA_PI_TARGET packets
 				 */
+	TCA_PI_CUBIC_C,		/* u32, autotune, CUBIC: the senders' C,
+				 * 10^-6 s^-3, [1, 10^8]; RFC 9438's 0.4 by default
+				 */
 	__TCA_PI_MAX
 };
 
