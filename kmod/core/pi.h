@@ -653,6 +653,14 @@ static inline void pi_retune(const struct pi_params *params,
  * reference and the queue's delay at C for the dumps. q_old is compared
  * with the reference of now: d C moves the two errors alike.
  *
+ * p = I + b e_old after each step, I the integral of (a - b) e: the step
+ * p += a e - b' e_old takes out the b' e_old the previous step put in, so
+ * b' is that step's b, not the one just re-derived. With the new b there,
+ * each retune would leave (b' - b) e_old in p, and gains that follow the
+ * queue (flows auto: N from p, p from the queue) would add those up into a
+ * drift that the slow integral cannot outrun: measured, a queue held 4
+ * times above its target. With fixed gains the two are the same.
+ *
  * Return: false when the queue is empty and the step changed nothing, so
  * the caller may stop its timer until the next packet arrives.
  */
@@ -663,6 +671,7 @@ static inline bool pi_update(const struct pi_params *params,
 	u32 ref_pkts = pi_reference_pkts(params, cap_q16);
 	s64 err_now = (s64)qlen_pkts - ref_pkts;
 	s64 err_old = (s64)vars->qold_pkts - ref_pkts;
+	u64 b_before = vars->b_frac;
 	struct aqm_s128 p;
 	u64 old_prob = vars->prob;
 
@@ -681,7 +690,7 @@ static inline bool pi_update(const struct pi_params *params,
 	p = aqm_s128_from_u64(vars->prob);
 	p = aqm_s128_add(p, aqm_s128_mul_frac(vars->a_frac, err_now,
 					      PI_GAIN_SHIFT - PI_PROB_SHIFT));
-	p = aqm_s128_add(p, aqm_s128_mul_frac(vars->b_frac, -err_old,
+	p = aqm_s128_add(p, aqm_s128_mul_frac(b_before, -err_old,
 					      PI_GAIN_SHIFT - PI_PROB_SHIFT));
 	WRITE_ONCE(vars->prob, aqm_s128_clamp(p, PI_PROB_ONE));
 	vars->qold_pkts = qlen_pkts;

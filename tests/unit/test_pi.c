@@ -67,6 +67,7 @@ static void test_trace(const char *name, double a, double b,
 	params.a_frac = to_frac(a);
 	params.b_frac = to_frac(b);
 	pi_vars_init(&vars);
+	pi_retune(&params, &vars, true);	/* as pi_change() does */
 
 	for (i = 0; i < steps; i++) {
 		unsigned int q = trace_qlen(&rng, &walk, i, limit);
@@ -135,6 +136,7 @@ static void test_clamp_and_extremes(void)
 	params.b_frac = 0;
 	params.target_pkts = 0;
 	pi_vars_init(&vars);
+	pi_retune(&params, &vars, true);
 	pi_update(&params, &vars, UINT32_MAX);
 	check(vars.prob == PI_PROB_ONE, "a huge error saturates p at 1 without overflow");
 	params.target_pkts = UINT32_MAX - 1;
@@ -146,6 +148,7 @@ static void test_clamp_and_extremes(void)
 	params.a_frac = to_frac(1e-5);
 	params.b_frac = to_frac(2e-5);
 	pi_vars_init(&vars);
+	pi_retune(&params, &vars, true);
 	check(pi_update(&params, &vars, 0) && vars.prob > 0,
 	      "with b > a an idle queue still moves p, so the timer keeps running");
 }
@@ -158,6 +161,7 @@ static void test_idle(void)
 
 	pi_params_init(&params, 1514);
 	pi_vars_init(&vars);
+	pi_retune(&params, &vars, true);
 	vars.prob = PI_PROB_ONE / 100;
 	vars.qold_pkts = 0;
 	while (pi_update(&params, &vars, 0) && steps < 100000)
@@ -951,6 +955,54 @@ static void test_cubic_c(void)
 	      worst_k);
 }
 
+/*
+ * Gains that change under the law (flows auto: N follows p) must not leave
+ * the old proportional part behind: after every step p = I + b e, I the
+ * sum of (a - b) e, with the gains of each step, as a positional PI has it.
+ * The queue swings around the reference, p far from its bounds, and the gains are re-derived as it goes.
+ */
+static void test_gain_changes(void)
+{
+	struct pi_params params;
+	struct pi_vars vars;
+	long double integral = 0, worst = 0;
+	uint64_t last_b = 0;
+	double p_min = 1, p_max = 0;
+	int n, retunes = 0;
+
+	pi_params_init(&params, 1514);
+	params.autotune = true;
+	params.flows = PI_FLOWS_AUTO;
+	params.bandwidth_bps = 100000000 / 8;
+	params.target_delay_us = 20000;
+	params.rtt_us = 48000;
+	pi_vars_init(&vars);
+	vars.prob = (uint64_t)ldexp(3e-4, PI_PROB_SHIFT);
+	/* open loop: the gains' own feedback may drive p to a bound; stop there */
+	for (n = 0; n < 20000 && p_min > 0 && p_max < 0.5; n++) {
+		unsigned int q = (unsigned int)lrint(165 + 150 * sin(2 * M_PI * n / 500.0));
+		long double err, p = ldexpl((long double)vars.prob, -PI_PROB_SHIFT);
+
+		pi_update(&params, &vars, q);
+		err = (long double)q - vars.ref_pkts;
+		p = ldexpl((long double)vars.prob, -PI_PROB_SHIFT);
+		if (n == 0) {
+			integral = p - ldexpl((long double)vars.b_frac, -64) * err;
+		} else {
+			integral += ldexpl((long double)(vars.a_frac - vars.b_frac), -64) * err;
+			worst = fmaxl(worst, fabsl(p - integral -
+						   ldexpl((long double)vars.b_frac, -64) * err) / p);
+		}
+		retunes += vars.b_frac != last_b;
+		last_b = vars.b_frac;
+		p_min = fmin(p_min, (double)p);
+		p_max = fmax(p_max, (double)p);
+	}
+	check(retunes > 10 && worst < 1e-9,
+	      "flows auto re-derived the gains %d times in %d steps under a swinging queue (p %.3g..%.3g): p = I + b e after every step within %.2Lg",
+	      retunes, n, p_min, p_max, worst);
+}
+
 int main(void)
 {
 	aqm_test_suite = "pi";
@@ -978,6 +1030,7 @@ int main(void)
 	test_flows_estimate();
 	test_delay_target();
 	test_cubic_c();
+	test_gain_changes();
 	test_shaper_bursts();
 	test_skipped_dequeues();
 	test_backlog_floor();
