@@ -69,11 +69,10 @@ def stale(summary):
         if sc.unscaled_senders(ccs, k, sc.CUBIC_BIC_SCALE):
             return "CUBIC unscaled at k > 1"
     nominal, emulated = summary.get("nominal", {}), summary.get("emulated", {})
-    kind = nominal.get("aqm", "")
-    # the arguments it ran with, where recorded ("KIND ARGS")
-    args = emulated["aqm"].split(None, 1)[1:] if "aqm" in emulated else []
+    # judged on the arguments it ran with where recorded ("KIND ARGS")
+    args = emulated.get("aqm", "").partition(" ")[2] or nominal.get("aqm_args", "")
     if "unscaled_model" not in emulated and \
-            sc.unscaled_aqm_model(kind, args[0] if args else nominal.get("aqm_args", ""), k):
+            sc.unscaled_aqm_model(nominal.get("aqm", ""), args, k):
         return "pi's CUBIC model unscaled at k > 1"
     return None
 

@@ -586,11 +586,7 @@ def run_plots(rundir):
         nominal["aqm"], nominal["aqm_args"], rate_text(nominal["bandwidth_bps"]),
         summ["scale"], ", offloads on" if summ["offloads"]["mode"] == "on" else "",
         "" if summ["valid"] else " (INVALID)"))
-    fig.tight_layout()
-    path = os.path.join(rundir, "plots.png")
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return path
+    return save(plt, fig, os.path.join(rundir, "plots.png"))
 
 
 # what is drawn from a run's series beside them: on the host, not in the
