@@ -173,7 +173,7 @@ enum pi_gains_source {
  * CUBIC's: log2 of its decrease 1 - beta = 0.3; of (3 + beta) / (4 (1 - beta))
  * = 3.0833 and 1/3 (Q32), which scale its C, and 4/3 (Q32 and log2) for its
  * own region; log2 1.5 for the Reno-friendly one. C in 10^-6 s^-3: RFC 9438's
- * 0.4 by default, from 10^-6 (senders slowed down 100 times) to 100.
+ * 0.4 by default, from 10^-6 (senders slowed down 74 times) to 100.
  */
 #define PI_CUBIC_LOG2_DECREASE	(-7460210421LL)
 #define PI_CUBIC_LOG2_SHAPE	6977135137LL
