@@ -684,6 +684,18 @@ static double ref_response_p(unsigned int response, double w, double r)
 	return 2 / (w * w);
 }
 
+/* autotune with flows auto on 100 Mbit/s, a 20 ms target, 48 ms round trips */
+static void flows_auto_link(struct pi_params *params, struct pi_vars *vars)
+{
+	pi_params_init(params, 1514);
+	params->autotune = true;
+	params->flows = PI_FLOWS_AUTO;
+	params->bandwidth_bps = 100000000 / 8;
+	params->target_delay_us = 20000;
+	params->rtt_us = 48000;
+	pi_vars_init(vars);
+}
+
 /*
  * flows auto: N = R C / W(p) inverts each response function at the p that
  * N flows of window R C / N meet, 1 to 1000 flows, 10 Mbit/s to 10 Gbit/s,
@@ -727,13 +739,7 @@ static void test_flows_estimate(void)
 	      worst, points);
 
 	/* at p = 0 the design is for one flow; at 16 flows' p, for 16 */
-	pi_params_init(&params, 1514);
-	params.autotune = true;
-	params.flows = PI_FLOWS_AUTO;
-	params.bandwidth_bps = 100000000 / 8;
-	params.target_delay_us = 20000;
-	params.rtt_us = 48000;
-	pi_vars_init(&vars);
+	flows_auto_link(&params, &vars);
 	pi_retune(&params, &vars, true);
 	check(vars.tuned_flows_q16 == 1 << PI_FLOWS_SHIFT,
 	      "flows auto: p = 0 designs for one flow (%.3f)",
@@ -970,18 +976,12 @@ static void test_gain_changes(void)
 	double p_min = 1, p_max = 0;
 	int n, retunes = 0;
 
-	pi_params_init(&params, 1514);
-	params.autotune = true;
-	params.flows = PI_FLOWS_AUTO;
-	params.bandwidth_bps = 100000000 / 8;
-	params.target_delay_us = 20000;
-	params.rtt_us = 48000;
-	pi_vars_init(&vars);
+	flows_auto_link(&params, &vars);
 	vars.prob = (uint64_t)ldexp(3e-4, PI_PROB_SHIFT);
 	/* open loop: the gains' own feedback may drive p to a bound; stop there */
 	for (n = 0; n < 20000 && p_min > 0 && p_max < 0.5; n++) {
 		unsigned int q = (unsigned int)lrint(165 + 150 * sin(2 * M_PI * n / 500.0));
-		long double err, p = ldexpl((long double)vars.prob, -PI_PROB_SHIFT);
+		long double err, p;
 
 		pi_update(&params, &vars, q);
 		err = (long double)q - vars.ref_pkts;
