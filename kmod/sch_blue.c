@@ -31,6 +31,7 @@ struct blue_sched_data {
 	struct blue_params params;
 	struct blue_vars vars;
 	struct blue_stats stats;
+	u32 gso_extra_pkts;	/* GSO skbs queued whole: aqm_wire_qlen() */
 };
 
 /* not const: 6.1 netlink.h takes a non-const pointer */
@@ -89,7 +90,7 @@ static int blue_enqueue_one(struct sk_buff *skb, struct Qdisc *sch,
 			    struct sk_buff **to_free)
 {
 	struct blue_sched_data *q = qdisc_priv(sch);
-	u32 qlen = sch->q.qlen;
+	u32 qlen = aqm_wire_qlen(sch, q->gso_extra_pkts);
 
 	blue_note_event(q, blue_arrival_event(&q->params, &q->vars, qlen));
 
@@ -102,21 +103,38 @@ static int blue_enqueue_one(struct sk_buff *skb, struct Qdisc *sch,
 	if (q->vars.prob && blue_early_drop(skb, sch))
 		return qdisc_drop(skb, sch, to_free);
 
-	return aqm_enqueue_tail(skb, sch, &q->stats.max_qlen_pkts);
+	return aqm_enqueue_tail(skb, sch, qlen + 1, &q->stats.max_qlen_pkts);
+}
+
+/* a GSO skb's segments, all queued if BLUE keeps them all */
+static bool blue_take_whole(struct Qdisc *sch, const struct sk_buff *skb,
+			    u32 segs)
+{
+	struct blue_sched_data *q = qdisc_priv(sch);
+
+	return blue_take_all(&q->params, &q->vars,
+			     aqm_wire_qlen(sch, q->gso_extra_pkts), segs);
 }
 
 static int blue_qdisc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 			      struct sk_buff **to_free)
 {
+	struct blue_sched_data *q = qdisc_priv(sch);
+
 	if (unlikely(skb_is_gso(skb)))
-		return aqm_enqueue_segments(skb, sch, to_free, blue_enqueue_one);
+		return aqm_enqueue_gso(skb, sch, to_free, &q->gso_extra_pkts,
+				       &q->stats.max_qlen_pkts, blue_take_whole,
+				       blue_enqueue_one);
 	return blue_enqueue_one(skb, sch, to_free);
 }
 
 static struct sk_buff *blue_qdisc_dequeue(struct Qdisc *sch)
 {
 	struct blue_sched_data *q = qdisc_priv(sch);
-	struct sk_buff *skb = qdisc_dequeue_head(sch);
+	struct sk_buff *skb;
+	u32 pkts;
+
+	skb = aqm_dequeue_head(sch, &q->gso_extra_pkts, &pkts);
 
 	if (!skb)
 		blue_note_event(q, blue_link_idle(&q->vars));
@@ -250,6 +268,7 @@ static int blue_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 		.ecn_marks	= READ_ONCE(q->stats.ecn_marks),
 		.threshold	= READ_ONCE(q->params.threshold_pkts) ?:
 				  READ_ONCE(q->params.limit_pkts),
+		.wire_qlen	= aqm_wire_qlen_dump(sch, &q->gso_extra_pkts),
 	};
 
 	return gnet_stats_copy_app(d, &st, sizeof(st));
@@ -260,6 +279,7 @@ static void blue_reset(struct Qdisc *sch)
 	struct blue_sched_data *q = qdisc_priv(sch);
 
 	qdisc_reset_queue(sch);
+	WRITE_ONCE(q->gso_extra_pkts, 0);
 	blue_vars_init(&q->vars);
 }
 

@@ -27,6 +27,7 @@ struct pi_sched_data {
 	struct pi_stats stats;
 	struct hrtimer timer;
 	bool timer_idle;	/* stopped on an idle, settled queue */
+	u32 gso_extra_pkts;	/* GSO skbs queued whole: aqm_wire_qlen() */
 	struct Qdisc *sch;
 };
 
@@ -102,7 +103,7 @@ static int pi_enqueue_one(struct sk_buff *skb, struct Qdisc *sch,
 			  struct sk_buff **to_free)
 {
 	struct pi_sched_data *q = qdisc_priv(sch);
-	u32 qlen = sch->q.qlen;
+	u32 qlen = aqm_wire_qlen(sch, q->gso_extra_pkts);
 
 	if (unlikely(q->timer_idle)) {
 		q->timer_idle = false;
@@ -120,25 +121,49 @@ static int pi_enqueue_one(struct sk_buff *skb, struct Qdisc *sch,
 			   &q->stats.early_drops))
 		return qdisc_drop(skb, sch, to_free);
 
-	return aqm_enqueue_tail(skb, sch, &q->stats.max_qlen_pkts);
+	return aqm_enqueue_tail(skb, sch, qlen + 1, &q->stats.max_qlen_pkts);
+}
+
+/* a GSO skb's segments, all queued if PI keeps them all */
+static bool pi_take_whole(struct Qdisc *sch, const struct sk_buff *skb,
+			  u32 segs)
+{
+	struct pi_sched_data *q = qdisc_priv(sch);
+
+	if (!pi_keeps_all(&q->params, &q->vars,
+			  aqm_wire_qlen(sch, q->gso_extra_pkts), segs))
+		return false;
+	if (unlikely(q->timer_idle)) {
+		q->timer_idle = false;
+		pi_timer_start(q);
+	}
+	return true;
 }
 
 static int pi_qdisc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 			    struct sk_buff **to_free)
 {
+	struct pi_sched_data *q = qdisc_priv(sch);
+
 	if (unlikely(skb_is_gso(skb)))
-		return aqm_enqueue_segments(skb, sch, to_free, pi_enqueue_one);
+		return aqm_enqueue_gso(skb, sch, to_free, &q->gso_extra_pkts,
+				       &q->stats.max_qlen_pkts, pi_take_whole,
+				       pi_enqueue_one);
 	return pi_enqueue_one(skb, sch, to_free);
 }
 
 static struct sk_buff *pi_qdisc_dequeue(struct Qdisc *sch)
 {
 	struct pi_sched_data *q = qdisc_priv(sch);
-	struct sk_buff *skb = qdisc_dequeue_head(sch);
+	struct sk_buff *skb;
+	u32 pkts, qlen;
 
-	if (skb && pi_needs_rate(&q->params) &&
-	    aqm_dq_rate_wants(&q->vars.dq, sch->q.qlen))
-		pi_dequeued(&q->params, &q->vars, sch->q.qlen, ktime_get_ns());
+	skb = aqm_dequeue_head(sch, &q->gso_extra_pkts, &pkts);
+	if (!skb || !pi_needs_rate(&q->params))
+		return skb;
+	qlen = aqm_wire_qlen(sch, q->gso_extra_pkts);
+	if (aqm_dq_rate_wants(&q->vars.dq, qlen))
+		pi_dequeued(&q->params, &q->vars, pkts, qlen, ktime_get_ns());
 	return skb;
 }
 
@@ -153,7 +178,8 @@ static enum hrtimer_restart pi_timer(struct hrtimer *timer)
 	root_lock = qdisc_lock(qdisc_root_sleeping(sch));
 	spin_lock(root_lock);
 
-	busy = pi_update(&q->params, &q->vars, sch->q.qlen);
+	busy = pi_update(&q->params, &q->vars,
+			 aqm_wire_qlen(sch, q->gso_extra_pkts));
 	WRITE_ONCE(q->stats.updates, q->stats.updates + 1);
 	if (busy)
 		hrtimer_forward_now(timer, ns_to_ktime(pi_update_period_ns(&q->params)));
@@ -368,6 +394,7 @@ static int pi_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 		.target_pkts	= READ_ONCE(q->vars.ref_pkts),
 		.qdelay_us	= READ_ONCE(q->vars.qdelay_us),
 		.tuned_flows	= READ_ONCE(q->vars.tuned_flows_q16),
+		.wire_qlen	= aqm_wire_qlen_dump(sch, &q->gso_extra_pkts),
 	};
 
 	return gnet_stats_copy_app(d, &st, sizeof(st));
@@ -378,6 +405,7 @@ static void pi_reset(struct Qdisc *sch)
 	struct pi_sched_data *q = qdisc_priv(sch);
 
 	qdisc_reset_queue(sch);
+	WRITE_ONCE(q->gso_extra_pkts, 0);
 	pi_vars_init(&q->vars);
 	pi_retune(&q->params, &q->vars, true);
 	pi_show_reference(q);

@@ -34,6 +34,7 @@ struct rem_sched_data {
 	struct rem_stats stats;
 	struct hrtimer timer;
 	bool timer_idle;	/* stopped on an idle, settled queue */
+	u32 gso_extra_pkts;	/* GSO skbs queued whole: aqm_wire_qlen() */
 	struct Qdisc *sch;
 };
 
@@ -82,7 +83,7 @@ static noinline int rem_enqueue_judged(struct sk_buff *skb, struct Qdisc *sch,
 				       struct sk_buff **to_free)
 {
 	struct rem_sched_data *q = qdisc_priv(sch);
-	u32 qlen = sch->q.qlen;
+	u32 qlen = aqm_wire_qlen(sch, q->gso_extra_pkts);
 
 	if (unlikely(q->timer_idle)) {
 		q->timer_idle = false;
@@ -104,7 +105,7 @@ static noinline int rem_enqueue_judged(struct sk_buff *skb, struct Qdisc *sch,
 			   q->params.ecn_ceiling, &q->stats.ecn_marks,
 			   &q->stats.early_drops))
 		return qdisc_drop(skb, sch, to_free);
-	return aqm_enqueue_tail(skb, sch, &q->stats.max_qlen_pkts);
+	return aqm_enqueue_tail(skb, sch, qlen + 1, &q->stats.max_qlen_pkts);
 }
 
 /*
@@ -117,40 +118,64 @@ static int rem_enqueue_one(struct sk_buff *skb, struct Qdisc *sch,
 			   struct sk_buff **to_free)
 {
 	struct rem_sched_data *q = qdisc_priv(sch);
-	u32 qlen = sch->q.qlen;
+	u32 qlen = aqm_wire_qlen(sch, q->gso_extra_pkts);
 
 	if (likely(!q->vars.prob && !q->timer_idle &&
 		   qlen < q->params.limit_pkts)) {
 		rem_arrival(&q->vars);
-		return aqm_enqueue_tail(skb, sch, &q->stats.max_qlen_pkts);
+		return aqm_enqueue_tail(skb, sch, qlen + 1, &q->stats.max_qlen_pkts);
 	}
 	return rem_enqueue_judged(skb, sch, to_free);
+}
+
+/* a GSO skb's segments, all queued if REM keeps them all */
+static bool rem_take_whole(struct Qdisc *sch, const struct sk_buff *skb,
+			   u32 segs)
+{
+	struct rem_sched_data *q = qdisc_priv(sch);
+
+	if (!rem_take_all(&q->params, &q->vars,
+			  aqm_wire_qlen(sch, q->gso_extra_pkts), segs))
+		return false;
+	if (unlikely(q->timer_idle)) {
+		q->timer_idle = false;
+		rem_timer_start(q);
+	}
+	return true;
 }
 
 static int rem_qdisc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 			     struct sk_buff **to_free)
 {
+	struct rem_sched_data *q = qdisc_priv(sch);
+
 	if (unlikely(skb_is_gso(skb)))
-		return aqm_enqueue_segments(skb, sch, to_free, rem_enqueue_one);
+		return aqm_enqueue_gso(skb, sch, to_free, &q->gso_extra_pkts,
+				       &q->stats.max_qlen_pkts, rem_take_whole,
+				       rem_enqueue_one);
 	return rem_enqueue_one(skb, sch, to_free);
 }
 
 /* out of line: its clock read would give the dequeue a frame */
-static noinline void rem_feed_estimator(struct Qdisc *sch)
+static noinline void rem_feed_estimator(struct Qdisc *sch, u32 pkts, u32 qlen)
 {
 	struct rem_sched_data *q = qdisc_priv(sch);
 
-	rem_dequeued(&q->params, &q->vars, sch->q.qlen, ktime_get_ns());
+	rem_dequeued(&q->params, &q->vars, pkts, qlen, ktime_get_ns());
 }
 
 static struct sk_buff *rem_qdisc_dequeue(struct Qdisc *sch)
 {
 	struct rem_sched_data *q = qdisc_priv(sch);
-	struct sk_buff *skb = qdisc_dequeue_head(sch);
+	struct sk_buff *skb;
+	u32 pkts, qlen;
 
-	if (skb && rem_needs_rate(&q->params) &&
-	    aqm_dq_rate_wants(&q->vars.dq, sch->q.qlen))
-		rem_feed_estimator(sch);
+	skb = aqm_dequeue_head(sch, &q->gso_extra_pkts, &pkts);
+	if (!skb || !rem_needs_rate(&q->params))
+		return skb;
+	qlen = aqm_wire_qlen(sch, q->gso_extra_pkts);
+	if (aqm_dq_rate_wants(&q->vars.dq, qlen))
+		rem_feed_estimator(sch, pkts, qlen);
 	return skb;
 }
 
@@ -172,7 +197,8 @@ static enum hrtimer_restart rem_timer(struct hrtimer *timer)
 	 * for the updates it missed.
 	 */
 	periods = hrtimer_forward_now(timer, ns_to_ktime(rem_update_period_ns(&q->params)));
-	busy = rem_update(&q->params, &q->vars, sch->q.qlen,
+	busy = rem_update(&q->params, &q->vars,
+			  aqm_wire_qlen(sch, q->gso_extra_pkts),
 			  min_t(u64, periods, REM_MAX_PERIODS));
 	WRITE_ONCE(q->stats.updates, q->stats.updates + 1);
 	if (!busy)
@@ -338,6 +364,7 @@ static int rem_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 		.tail_drops	= READ_ONCE(q->stats.tail_drops),
 		.ecn_marks	= READ_ONCE(q->stats.ecn_marks),
 		.updates	= READ_ONCE(q->stats.updates),
+		.wire_qlen	= aqm_wire_qlen_dump(sch, &q->gso_extra_pkts),
 	};
 
 	return gnet_stats_copy_app(d, &st, sizeof(st));
@@ -348,6 +375,7 @@ static void rem_reset(struct Qdisc *sch)
 	struct rem_sched_data *q = qdisc_priv(sch);
 
 	qdisc_reset_queue(sch);
+	WRITE_ONCE(q->gso_extra_pkts, 0);
 	rem_vars_init(&q->vars);
 }
 

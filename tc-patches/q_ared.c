@@ -290,13 +290,16 @@ static int ared_print_xstats(struct qdisc_util *qu, FILE *f,
 
 	if (!xstats)
 		return 0;
-	if (RTA_PAYLOAD(xstats) < sizeof(*st))
+	/* a module older than wire_qlen sends the struct without it */
+	if (RTA_PAYLOAD(xstats) < offsetof(struct tc_ared_xstats, wire_qlen))
 		return -1;
 	st = RTA_DATA(xstats);
 
 	print_float(PRINT_ANY, "avg", "  avg %.3fp", ldexp((double)st->avg, -32));
 	print_float(PRINT_ANY, "cur_maxp", " maxp %g", aqm_prob_to_double(st->cur_maxp));
 	print_float(PRINT_ANY, "prob", " prob %g", aqm_prob_to_double(st->prob));
+	if (RTA_PAYLOAD(xstats) >= sizeof(*st))
+		print_uint(PRINT_ANY, "wire_qlen", " wire_qlen %up", st->wire_qlen);
 	print_uint(PRINT_ANY, "max_qlen", " max_qlen %up", st->max_qlen);
 	print_nl();
 	print_uint(PRINT_ANY, "min", "  min %up", st->min);

@@ -173,8 +173,10 @@ static int blue_print_xstats(struct qdisc_util *qu, FILE *f,
 	st = RTA_DATA(xstats);
 
 	print_float(PRINT_ANY, "prob", "  prob %g", aqm_prob_to_double(st->prob));
-	if (RTA_PAYLOAD(xstats) >= offsetof(struct tc_blue_xstats, pad))
+	if (RTA_PAYLOAD(xstats) >= offsetof(struct tc_blue_xstats, wire_qlen)) {
 		print_uint(PRINT_ANY, "threshold", " threshold %up", st->threshold);
+		print_uint(PRINT_ANY, "wire_qlen", " wire_qlen %up", st->wire_qlen);
+	}
 	print_uint(PRINT_ANY, "max_qlen", " max_qlen %up", st->max_qlen);
 	print_uint(PRINT_ANY, "increments", " increments %u", st->increments);
 	print_uint(PRINT_ANY, "decrements", " decrements %u", st->decrements);

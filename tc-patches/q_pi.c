@@ -386,7 +386,7 @@ static int pi_print_xstats(struct qdisc_util *qu, FILE *f,
 		print_float(PRINT_ANY, "tuned_capacity", " at %gpps",
 			    ldexp((double)st->tuned_capacity, -16));
 		/* a module older than the field sends a shorter struct */
-		if (RTA_PAYLOAD(xstats) >= sizeof(*st))
+		if (RTA_PAYLOAD(xstats) >= offsetof(struct tc_pi_xstats, wire_qlen))
 			print_float(PRINT_ANY, "tuned_flows", " for %g flows",
 				    ldexp((double)st->tuned_flows, -16));
 	}
@@ -403,6 +403,8 @@ static int pi_print_xstats(struct qdisc_util *qu, FILE *f,
 	if (st->target_pkts != TC_PI_UNKNOWN)
 		print_uint(PRINT_ANY, "target_in_use", " target_in_use %up",
 			   st->target_pkts);
+	if (RTA_PAYLOAD(xstats) >= sizeof(*st))
+		print_uint(PRINT_ANY, "wire_qlen", " wire_qlen %up", st->wire_qlen);
 	print_uint(PRINT_ANY, "max_qlen", " max_qlen %up", st->max_qlen);
 	print_uint(PRINT_ANY, "updates", " updates %u", st->updates);
 	print_nl();

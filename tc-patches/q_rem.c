@@ -241,7 +241,8 @@ static int rem_print_xstats(struct qdisc_util *qu, FILE *f,
 	print_float(PRINT_ANY, "rate_estimate", " rate_estimate %gpps",
 		    ldexp((double)st->rate_estimate, -16));
 	print_nl();
-	print_uint(PRINT_ANY, "max_qlen", "  max_qlen %up", st->max_qlen);
+	print_uint(PRINT_ANY, "wire_qlen", "  wire_qlen %up", st->wire_qlen);
+	print_uint(PRINT_ANY, "max_qlen", " max_qlen %up", st->max_qlen);
 	print_uint(PRINT_ANY, "updates", " updates %u", st->updates);
 	print_uint(PRINT_ANY, "early_drops", " early_drops %u", st->early_drops);
 	print_uint(PRINT_ANY, "tail_drops", " tail_drops %u", st->tail_drops);

@@ -16,6 +16,9 @@
  *   requeues    ecn_marks      prob   price   avg_qlen_pkts
  *   qdelay_us   the queueing delay as the qdisc itself measures it
  *
+ * qlen_pkts is in wire packets where the kind says (pi, rem, blue and ared
+ * queue a GSO skb whole when they would keep all its segments: their
+ * xstats' wire_qlen counts them), else TCA_STATS_QUEUE's skbs.
  * The last six come from the qdisc's TCA_STATS_APP xstats, decoded for pi,
  * rem, blue, ared (pkt_sched_aqm.h) and mainline pie, red, fq_codel,
  * dualpi2 (prob: what its classic queue meets, p' squared); a field the
@@ -66,6 +69,7 @@ struct sample {
 	bool found;
 	char kind[IFNAMSIZ];
 	uint32_t qlen_pkts, backlog_bytes, drops, overlimits, requeues;
+	int64_t wire_qlen_pkts;	/* -1: not reported by this kind */
 	uint64_t sent_bytes, sent_pkts;
 	int64_t ecn_marks;	/* -1: not reported by this kind */
 	double prob, price, avg_qlen_pkts, qdelay_us;	/* NAN: not reported */
@@ -118,6 +122,7 @@ static void decode_xstats(struct sample *s, const struct nlattr *app)
 		if (XSTATS(x, app)) {
 			s->prob = x.prob / one;
 			s->ecn_marks = x.ecn_marks;
+			s->wire_qlen_pkts = x.wire_qlen;
 			if (x.qdelay_us != TC_PI_UNKNOWN)
 				s->qdelay_us = x.qdelay_us;
 		}
@@ -128,6 +133,7 @@ static void decode_xstats(struct sample *s, const struct nlattr *app)
 			s->prob = x.prob / one;
 			s->price = ldexp((double)x.price, -32);
 			s->ecn_marks = x.ecn_marks;
+			s->wire_qlen_pkts = x.wire_qlen;
 		}
 	} else if (!strcmp(s->kind, "blue")) {
 		struct tc_blue_xstats x;
@@ -135,6 +141,7 @@ static void decode_xstats(struct sample *s, const struct nlattr *app)
 		if (XSTATS(x, app)) {
 			s->prob = x.prob / one;
 			s->ecn_marks = x.ecn_marks;
+			s->wire_qlen_pkts = x.wire_qlen;
 		}
 	} else if (!strcmp(s->kind, "ared")) {
 		struct tc_ared_xstats x;
@@ -143,6 +150,7 @@ static void decode_xstats(struct sample *s, const struct nlattr *app)
 			s->prob = x.prob / one;
 			s->avg_qlen_pkts = ldexp((double)x.avg, -32);
 			s->ecn_marks = x.ecn_marks;
+			s->wire_qlen_pkts = x.wire_qlen;
 		}
 	} else if (!strcmp(s->kind, "pie")) {
 		struct tc_pie_xstats x;
@@ -241,7 +249,7 @@ static int qdisc_msg_cb(const struct nlmsghdr *nlh, void *data)
 	    (tcm->tcm_handle & TC_H_MAJ_MASK) != ctx->target->handle)
 		return MNL_CB_OK;
 	memset(ctx->sample, 0, sizeof(*ctx->sample));
-	ctx->sample->ecn_marks = -1;
+	ctx->sample->ecn_marks = ctx->sample->wire_qlen_pkts = -1;
 	ctx->sample->prob = ctx->sample->price = NAN;
 	ctx->sample->avg_qlen_pkts = ctx->sample->qdelay_us = NAN;
 	ctx->sample->found = true;
@@ -292,7 +300,8 @@ static void write_sample(FILE *f, int64_t t_ns, int64_t late_ns,
 {
 	fprintf(f, "%" PRId64 ",%" PRId64 ",%u,%u,%" PRIu64 ",%" PRIu64
 		",%u,%u,%u,", t_ns / NSEC_PER_USEC, late_ns / NSEC_PER_USEC,
-		s->qlen_pkts, s->backlog_bytes, s->sent_bytes, s->sent_pkts,
+		s->wire_qlen_pkts >= 0 ? (uint32_t)s->wire_qlen_pkts : s->qlen_pkts,
+		s->backlog_bytes, s->sent_bytes, s->sent_pkts,
 		s->drops, s->overlimits, s->requeues);
 	if (s->ecn_marks >= 0)
 		fprintf(f, "%" PRId64, s->ecn_marks);

@@ -653,6 +653,44 @@ ared_draw_verdict(const struct ared_params *params, struct ared_vars *vars,
 	return ared_early_verdict(params, vars);
 }
 
+/**
+ * ared_take_all() - take @segs arrivals in a row if all are queued
+ * @params:	configuration
+ * @vars:	state, updated when it returns true
+ * @qlen_pkts:	wire packets queued before the first of them
+ * @seg_bytes:	the length of each but the last
+ * @last_bytes:	the last one's
+ * @segs:	the arrivals (a GSO skb's segments)
+ * @now_ns:	their arrival time
+ *
+ * Each arrival steps the average, so their decisions are taken one by one,
+ * first on a copy of the state: only if every one is ARED_ENQUEUE (no drop,
+ * no mark, no random draw) are they taken on @vars, where they come out
+ * the same. The copy costs one struct per GSO skb, the software
+ * segmentation it saves about 2300 instructions per wire packet.
+ * Return: true if all were taken and are to be queued.
+ */
+static inline bool ared_take_all(const struct ared_params *params,
+				 struct ared_vars *vars, u32 qlen_pkts,
+				 u32 seg_bytes, u32 last_bytes, u32 segs,
+				 u64 now_ns)
+{
+	struct ared_vars trial = *vars;
+	u32 i;
+
+	if ((u64)qlen_pkts + segs > params->limit_pkts)
+		return false;
+	for (i = 0; i < segs; i++)
+		if (ared_enqueue_verdict(params, &trial, qlen_pkts + i,
+					 i + 1 < segs ? seg_bytes : last_bytes,
+					 now_ns) != ARED_ENQUEUE)
+			return false;
+	for (i = 0; i < segs; i++)
+		ared_enqueue_verdict(params, vars, qlen_pkts + i,
+				     i + 1 < segs ? seg_bytes : last_bytes, now_ns);
+	return true;
+}
+
 /* --- idle periods and the dequeue-rate estimate ------------------------- */
 
 /*

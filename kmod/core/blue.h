@@ -251,6 +251,29 @@ static inline int blue_apply_event(const struct blue_params *params,
 }
 
 /**
+ * blue_take_all() - take @segs arrivals in a row if all are queued
+ * @params:	configuration
+ * @vars:	state, updated when it returns true
+ * @qlen_pkts:	wire packets queued before the first of them
+ * @segs:	the arrivals (a GSO skb's segments)
+ *
+ * At pm = 0 below the threshold L (<= limit) no arrival is dropped or
+ * marked, and none signals an event that moves pm: the first may signal
+ * an idle link, which cannot lower pm = 0 (blue_event_may_move()). What is
+ * left of their effect, as if each had come alone, is the idle signal
+ * consumed.
+ * Return: true if all were taken and are to be queued.
+ */
+static inline bool blue_take_all(const struct blue_params *params,
+				 struct blue_vars *vars, u32 qlen_pkts, u32 segs)
+{
+	if (vars->prob || (u64)qlen_pkts + segs > blue_threshold_pkts(params))
+		return false;
+	vars->idle_signalled = false;
+	return true;
+}
+
+/**
  * blue_should_drop() - the early drop/mark decision for one arriving packet
  * @vars:	state
  * @rnd:	a uniformly distributed random number

@@ -91,7 +91,8 @@ static inline bool aqm_dq_rate_wants(const struct aqm_dq_rate *est,
 /**
  * aqm_dq_rate_dequeued() - feed the estimator with one dequeue
  * @est:		estimator, updated
- * @qlen_after_pkts:	queue length after the packet left
+ * @pkts:		wire packets it took (a GSO skb's segments)
+ * @qlen_after_pkts:	queue length after it, in wire packets
  * @now_ns:		time of the dequeue
  * @min_span_ns:	service time a sample must span
  *
@@ -100,7 +101,7 @@ static inline bool aqm_dq_rate_wants(const struct aqm_dq_rate *est,
  *
  * Return: true when this dequeue completed a sample and moved the estimate.
  */
-static inline bool aqm_dq_rate_dequeued(struct aqm_dq_rate *est,
+static inline bool aqm_dq_rate_dequeued(struct aqm_dq_rate *est, u32 pkts,
 					u32 qlen_after_pkts, u64 now_ns,
 					u64 min_span_ns)
 {
@@ -113,7 +114,7 @@ static inline bool aqm_dq_rate_dequeued(struct aqm_dq_rate *est,
 			est->stretch_ns += gap;		/* the warm-up */
 		} else {
 			est->busy_ns += gap;
-			est->busy_pkts++;	/* same timestamp: a burst */
+			est->busy_pkts += pkts;	/* same timestamp: a burst */
 		}
 	}
 	if (est->busy_pkts >= AQM_DQ_RATE_SAMPLE_PKTS &&

@@ -705,6 +705,24 @@ static inline bool pi_needs_rate(const struct pi_params *params)
 	       !params->bandwidth_bps;
 }
 
+/**
+ * pi_keeps_all() - whether @segs arrivals in a row are all queued
+ * @params:	configuration
+ * @vars:	state
+ * @qlen_pkts:	wire packets queued before the first of them
+ * @segs:	the arrivals (a GSO skb's segments)
+ *
+ * At p = 0 PI neither drops nor marks, and an arrival changes nothing of
+ * its state (the law reads the queue at its updates): below the limit
+ * every one is queued, as if each had come alone.
+ */
+static inline bool pi_keeps_all(const struct pi_params *params,
+				const struct pi_vars *vars, u32 qlen_pkts,
+				u32 segs)
+{
+	return !vars->prob && (u64)qlen_pkts + segs <= params->limit_pkts;
+}
+
 /*
  * No early drop below two packets of backlog (pie's rule): a p left above
  * 0 on an empty queue (a = b holds it there while the timer sleeps) must
@@ -720,16 +738,17 @@ static inline bool pi_backlog_allows_drop(const struct pi_params *params,
  * pi_dequeued() - feed the capacity estimator with one dequeue
  * @params:		configuration
  * @vars:		state, updated
- * @qlen_after_pkts:	queue length after the packet left
+ * @pkts:		wire packets dequeued
+ * @qlen_after_pkts:	queue length after them
  * @now_ns:		time of the dequeue
  *
  * Only pi_needs_rate() configurations need the estimate.
  */
 static inline void pi_dequeued(const struct pi_params *params,
-			       struct pi_vars *vars, u32 qlen_after_pkts,
-			       u64 now_ns)
+			       struct pi_vars *vars, u32 pkts,
+			       u32 qlen_after_pkts, u64 now_ns)
 {
-	aqm_dq_rate_dequeued(&vars->dq, qlen_after_pkts, now_ns,
+	aqm_dq_rate_dequeued(&vars->dq, pkts, qlen_after_pkts, now_ns,
 			     pi_update_period_ns(params));
 }
 

@@ -499,6 +499,27 @@ static inline void rem_arrival(struct rem_vars *vars)
 		vars->arrivals_pkts++;
 }
 
+/**
+ * rem_take_all() - take @segs arrivals in a row if all are queued
+ * @params:	configuration
+ * @vars:	state, updated when it returns true
+ * @qlen_pkts:	wire packets queued before the first of them
+ * @segs:	the arrivals (a GSO skb's segments)
+ *
+ * At p = 0 REM neither drops nor marks: below the limit every arrival is
+ * queued and only counted, as if each had come alone.
+ * Return: true if all were counted and are to be queued.
+ */
+static inline bool rem_take_all(const struct rem_params *params,
+				struct rem_vars *vars, u32 qlen_pkts, u32 segs)
+{
+	if (vars->prob || (u64)qlen_pkts + segs > params->limit_pkts)
+		return false;
+	vars->arrivals_pkts = segs > U32_MAX - vars->arrivals_pkts ?
+			      U32_MAX : vars->arrivals_pkts + segs;
+	return true;
+}
+
 /* Only a REM not told its bandwidth needs the dequeue rate */
 static inline bool rem_needs_rate(const struct rem_params *params)
 {
@@ -509,14 +530,15 @@ static inline bool rem_needs_rate(const struct rem_params *params)
  * rem_dequeued() - feed the capacity estimator with one dequeue
  * @params:		configuration
  * @vars:		state, updated
- * @qlen_after_pkts:	queue length after the packet left
+ * @pkts:		wire packets dequeued
+ * @qlen_after_pkts:	queue length after them
  * @now_ns:		time of the dequeue
  */
 static inline void rem_dequeued(const struct rem_params *params,
-				struct rem_vars *vars, u32 qlen_after_pkts,
-				u64 now_ns)
+				struct rem_vars *vars, u32 pkts,
+				u32 qlen_after_pkts, u64 now_ns)
 {
-	aqm_dq_rate_dequeued(&vars->dq, qlen_after_pkts, now_ns,
+	aqm_dq_rate_dequeued(&vars->dq, pkts, qlen_after_pkts, now_ns,
 			     rem_update_period_ns(params));
 }
 

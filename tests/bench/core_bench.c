@@ -243,7 +243,7 @@ static BENCH_OPAQUE u32 op_pi_dequeue(void *state, const struct bench_in *in)
 {
 	struct pi_bench *b = state;
 
-	pi_dequeued(&b->params, &b->vars, in->qlen, in->now_ns);
+	pi_dequeued(&b->params, &b->vars, 1, in->qlen, in->now_ns);
 	return 0;
 }
 
@@ -299,7 +299,7 @@ static BENCH_OPAQUE u32 op_rem_dequeue(void *state, const struct bench_in *in)
 {
 	struct rem_bench *b = state;
 
-	rem_dequeued(&b->params, &b->vars, in->qlen, in->now_ns);
+	rem_dequeued(&b->params, &b->vars, 1, in->qlen, in->now_ns);
 	return 0;
 }
 
@@ -338,7 +338,7 @@ static void bench_rem(const char *config, bool study)
 	trace_fill(0x2545f4914f6cdd1dULL, t / 2, t + t / 2, 0, 0);
 	if (!study) {
 		for (i = 0; i < calls; i++)
-			rem_dequeued(&b.params, &b.vars, trace[i].qlen, trace[i].now_ns);
+			rem_dequeued(&b.params, &b.vars, 1, trace[i].qlen, trace[i].now_ns);
 	}
 
 	/*

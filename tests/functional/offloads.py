@@ -1,8 +1,10 @@
 """Every kind with the offloads on, as a real router runs: netlab's
 Lab(offloads=True) leaves the sender's TSO and GSO on and turns GRO on at
 the router's ingress, so the qdisc under test receives GSO skbs of many wire
-packets. Every kind cuts them into segments at enqueue (kmod/aqm_qdisc.h):
-its queue, limit, drop and mark counts are in wire packets. The tests here
+packets. Every kind judges each segment as one arrival, and queues the skb
+whole where it keeps them all, else cuts it (kmod/aqm_qdisc.h): its queue,
+limit, drop and mark counts are in wire packets (the sampler's qlen_pkts is
+the xstats' wire_qlen). The tests here
 are the same for every kind; traffic_<kind>.py calls them with its own
 qdisc arguments, and checks its rate estimate with the helpers.
 

@@ -623,6 +623,85 @@ static void test_rest_arrival(void)
 	      "(100000 random states: %ld differ, %ld not enqueued)", differ, not_enqueued);
 }
 
+/*
+ * A GSO skb's segments taken whole (ared_take_all()) leave the state as
+ * their decisions one by one do, and are taken only where every one of
+ * those queues it: bursts of 1 to 64 segments, each with its own random
+ * number, fed both ways to a queue that swings between light load and
+ * overload (avg crossing min and max, drops, marks, draws).
+ */
+static void test_take_all(void)
+{
+	struct ared_params p;
+	struct ared_vars one[1], whole[1];
+	uint32_t qlen_one = 0, qlen_whole = 0, rnd[64];
+	uint64_t rng = 17, now = 1000000;
+	long i, differ = 0, taken = 0, cut = 0, lost = 0;
+
+	setup(&p, one, 125000000);
+	p.min_pkts = 100;
+	p.max_pkts = 300;
+	p.limit_pkts = 1000;
+	p.ecn = true;
+	p.weight_frac = UINT64_MAX / 500;	/* w = 0.002 (the RED paper's) */
+	ared_derive(&p, one, 125000000, MTU);
+	*whole = *one;
+	for (i = 0; i < 200000; i++) {
+		int heavy = (i / 5000) % 2;
+		uint64_t r = test_rand64(&rng);
+		uint32_t segs = 1 + r % 64, last = 1 + (r >> 8) % MTU, s;
+		int arrive = qlen_one == 0 || (r >> 20) % 1000 < (heavy ? 40 : 10);
+
+		now += (r >> 32) % 30000;
+		if (!arrive) {
+			sim_dequeue(one, &qlen_one, now, 1);
+			sim_dequeue(whole, &qlen_whole, now, 1);
+			continue;
+		}
+		for (s = 0; s < segs; s++)
+			rnd[s] = (uint32_t)test_rand64(&rng);
+		/* one by one, as the qdisc's segment path decides them */
+		for (s = 0; s < segs; s++) {
+			uint64_t t = ared_arrival_needs_clock(one) ? now : 0;
+			enum ared_verdict d;
+
+			d = ared_enqueue_verdict(&p, one, qlen_one, s + 1 < segs ? MTU : last, t);
+			if (d == ARED_DRAW)
+				d = ared_draw_verdict(&p, one, rnd[s]);
+			qlen_one += d == ARED_ENQUEUE || d == ARED_EARLY_MARK;
+			lost += d != ARED_ENQUEUE;
+		}
+		if (ared_take_all(&p, whole, qlen_whole, MTU, last, segs,
+				  ared_arrival_needs_clock(whole) ? now : 0)) {
+			qlen_whole += segs;
+			taken++;
+			/* a burst taken whole must be one the reference queued whole */
+			differ += qlen_one != qlen_whole;
+		} else {
+			cut++;
+			for (s = 0; s < segs; s++) {
+				uint64_t t = ared_arrival_needs_clock(whole) ? now : 0;
+				enum ared_verdict d;
+
+				d = ared_enqueue_verdict(&p, whole, qlen_whole,
+							 s + 1 < segs ? MTU : last, t);
+				if (d == ARED_DRAW)
+					d = ared_draw_verdict(&p, whole, rnd[s]);
+				qlen_whole += d == ARED_ENQUEUE || d == ARED_EARLY_MARK;
+			}
+		}
+		differ += qlen_one != qlen_whole || memcmp(one, whole, sizeof(*one)) != 0;
+		if (differ) {
+			qlen_whole = qlen_one;	/* count each difference once */
+			*whole = *one;
+		}
+	}
+	check(differ == 0 && taken > 1000 && cut > 1000 && lost > 1000,
+	      "GSO bursts taken whole leave the state as one by one (200000 events: %ld "
+	      "bursts whole, %ld cut, %ld segments dropped or marked, %ld differences)",
+	      taken, cut, lost, differ);
+}
+
 static void test_verdicts(void)
 {
 	struct ared_params p;
@@ -816,6 +895,7 @@ int main(void)
 	test_verdicts();
 	test_clock_skips();
 	test_rest_arrival();
+	test_take_all();
 	test_adaptive();
 	test_rate_estimate();
 	return aqm_test_failures ? 1 : 0;

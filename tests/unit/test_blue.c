@@ -6,6 +6,7 @@
  */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "aqm_test.h"
 #include "blue.h"
@@ -375,6 +376,58 @@ static void test_drop_decision(void)
 	      drops, n);
 }
 
+/*
+ * A GSO skb's segments taken whole (blue_take_all()) leave the state as
+ * their arrivals one by one do (each an event applied as the qdisc applies
+ * it, then the tail and early decisions), and are taken only where every
+ * one of those queues it; refused, the state is untouched. Random states:
+ * pm 0 or not, queues near the threshold and the limit, the idle signal
+ * set or not, pm frozen or not.
+ */
+static void test_take_all(void)
+{
+	struct blue_params params;
+	struct blue_vars start, one, whole;
+	uint64_t rng = 29;
+	long i, differ = 0, taken = 0, refused = 0;
+
+	setup(&params, &start);
+	params.limit_pkts = 200;
+	for (i = 0; i < 100000; i++) {
+		uint64_t r = test_rand64(&rng), now = 1000000000 + (r >> 40);
+		uint32_t segs = 1 + r % 64, qlen = (r >> 8) % 220, s, kept = 0;
+
+		params.threshold_pkts = r & (1ULL << 20) ? 0 : 1 + (r >> 24) % 200;
+		start.prob = r & (1ULL << 21) ? 0 : test_rand64(&rng) % (BLUE_PROB_ONE / 100);
+		start.idle_signalled = r & (1ULL << 22);
+		start.changed = r & (1ULL << 23);
+		start.last_change_ns = now - (r >> 44);
+		one = start;
+		for (s = 0; s < segs; s++) {
+			enum blue_event event = blue_arrival_event(&params, &one, qlen + kept);
+
+			if (blue_event_may_move(&one, event))
+				blue_apply_event(&params, &one, event, now);
+			if (qlen + kept >= params.limit_pkts)
+				continue;
+			if (one.prob && blue_should_drop(&one, (uint32_t)test_rand64(&rng)))
+				continue;	/* dropped or marked */
+			kept++;
+		}
+		whole = start;
+		if (blue_take_all(&params, &whole, qlen, segs)) {
+			taken++;
+			differ += kept != segs || memcmp(&one, &whole, sizeof(one)) != 0;
+		} else {
+			refused++;
+			differ += memcmp(&start, &whole, sizeof(start)) != 0;
+		}
+	}
+	check(differ == 0 && taken > 10000 && refused > 10000,
+	      "GSO segments taken whole leave the state as one by one (100000 random states: "
+	      "%ld taken, %ld refused, %ld differences)", taken, refused, differ);
+}
+
 int main(void)
 {
 	aqm_test_suite = "blue";
@@ -390,5 +443,6 @@ int main(void)
 		   0.5, 0.3, 1, 1e-15, 1e-15);
 	test_overload();
 	test_drop_decision();
+	test_take_all();
 	return aqm_test_failures ? 1 : 0;
 }

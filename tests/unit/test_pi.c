@@ -6,6 +6,7 @@
 #include <complex.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "aqm_test.h"
 #include "pi.h"
@@ -392,7 +393,7 @@ static void feed_rate(const struct pi_params *params, struct pi_vars *vars,
 
 	for (i = 0; i < n; i++) {
 		*now_ns += (uint64_t)nearbyint(1e9 / pps);
-		pi_dequeued(params, vars, 100, *now_ns);
+		pi_dequeued(params, vars, 1, 100, *now_ns);
 	}
 }
 
@@ -420,10 +421,10 @@ static void estimate_after_shaper_bursts(double pps, int stretch_pkts, int burst
 	*max = 0;
 	for (s = 0; s < stretches; s++) {
 		for (i = 0; i < burst; i++)
-			pi_dequeued(&params, &vars, 10, now);
+			pi_dequeued(&params, &vars, 1, 10, now);
 		for (i = 1; i <= stretch_pkts; i++) {
 			now += period;
-			pi_dequeued(&params, &vars, i == stretch_pkts ? 0 : 10, now);
+			pi_dequeued(&params, &vars, 1, i == stretch_pkts ? 0 : 10, now);
 		}
 		now += idle_ns;
 		r = ldexp((double)vars.dq.rate_q16, -AQM_DQ_RATE_SHIFT);
@@ -470,9 +471,9 @@ static void test_skipped_dequeues(void)
 		uint32_t qlen = test_rand64(&rng) % 4 ? 0 : test_rand64(&rng) % 50;
 
 		now += test_rand64(&rng) % 2000000;
-		samples += aqm_dq_rate_dequeued(&every, qlen, now, 1000000);
+		samples += aqm_dq_rate_dequeued(&every, 1, qlen, now, 1000000);
 		if (aqm_dq_rate_wants(&wanted, qlen))
-			aqm_dq_rate_dequeued(&wanted, qlen, now, 1000000);
+			aqm_dq_rate_dequeued(&wanted, 1, qlen, now, 1000000);
 		else
 			skipped++;
 		differ += every.rate_q16 != wanted.rate_q16 ||
@@ -481,6 +482,32 @@ static void test_skipped_dequeues(void)
 	check(differ == 0 && skipped > 50000 && samples > 100,
 	      "dequeues the estimator declines change nothing (%ld skipped, %ld samples, "
 	      "%ld differences)", skipped, samples, differ);
+}
+
+/*
+ * A GSO skb queued whole leaves in one dequeue with all its wire packets:
+ * a link of 100,000 packets/s served in dequeues of 44 packets every 440
+ * us is estimated as the same link served one packet every 10 us.
+ */
+static void test_gso_dequeues(void)
+{
+	struct aqm_dq_rate single, gso;
+	uint64_t now = 1000000000ULL;
+	long i;
+
+	aqm_dq_rate_init(&single);
+	aqm_dq_rate_init(&gso);
+	for (i = 0; i < 44 * 20000; i++) {
+		now += 10000;
+		aqm_dq_rate_dequeued(&single, 1, 100, now, 1000000);
+		if (i % 44 == 43)
+			aqm_dq_rate_dequeued(&gso, 44, 100 * 44, now, 1000000);
+	}
+	check(fabs(ldexp((double)gso.rate_q16, -16) / 100000 - 1) < 1e-6 &&
+	      fabs(ldexp((double)single.rate_q16, -16) / 100000 - 1) < 1e-6,
+	      "GSO skbs dequeued whole count their wire packets: %.1f packets/s (one "
+	      "packet a dequeue: %.1f) for 100000", ldexp((double)gso.rate_q16, -16),
+	      ldexp((double)single.rate_q16, -16));
 }
 
 static void test_autotune(void)
@@ -1003,6 +1030,52 @@ static void test_gain_changes(void)
 	      retunes, n, p_min, p_max, worst);
 }
 
+/*
+ * pi_keeps_all() says a GSO skb's segments are all queued only where
+ * their decisions one by one (the tail, then the early decision with its
+ * random number or even spacing) queue every one and leave the state as
+ * it was. Random states: p 0 or not, queues near the limit, both spacings.
+ */
+static void test_keeps_all(void)
+{
+	struct pi_params params;
+	struct pi_vars start, one;
+	uint64_t rng = 31;
+	long i, differ = 0, taken = 0, refused = 0;
+
+	pi_params_init(&params, 1514);
+	params.limit_pkts = 200;
+	pi_vars_init(&start);
+	for (i = 0; i < 100000; i++) {
+		uint64_t r = test_rand64(&rng);
+		uint32_t segs = 1 + r % 64, qlen = (r >> 8) % 220, s, kept = 0;
+
+		params.even_spacing = r & (1ULL << 20);
+		start.prob = r & (1ULL << 21) ? 0 : test_rand64(&rng) % (PI_PROB_ONE / 100);
+		one = start;
+		for (s = 0; s < segs; s++) {
+			uint64_t backlog = (uint64_t)(qlen + kept) * 1514;
+
+			if (qlen + kept >= params.limit_pkts)
+				continue;
+			if (one.prob && pi_backlog_allows_drop(&params, backlog) &&
+			    pi_should_drop(&params, &one, (uint32_t)test_rand64(&rng)))
+				continue;	/* dropped or marked */
+			kept++;
+		}
+		if (pi_keeps_all(&params, &start, qlen, segs)) {
+			taken++;
+			differ += kept != segs || memcmp(&one, &start, sizeof(one)) != 0;
+		} else {
+			refused++;
+		}
+	}
+	check(differ == 0 && taken > 10000 && refused > 10000,
+	      "GSO segments kept whole only where one by one keeps them all, state unchanged "
+	      "(100000 random states: %ld whole, %ld cut, %ld differences)",
+	      taken, refused, differ);
+}
+
 int main(void)
 {
 	aqm_test_suite = "pi";
@@ -1032,7 +1105,9 @@ int main(void)
 	test_cubic_c();
 	test_gain_changes();
 	test_shaper_bursts();
+	test_gso_dequeues();
 	test_skipped_dequeues();
 	test_backlog_floor();
+	test_keeps_all();
 	return aqm_test_failures ? 1 : 0;
 }

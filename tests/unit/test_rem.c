@@ -5,6 +5,7 @@
  */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "aqm_test.h"
 #include "rem.h"
@@ -274,10 +275,10 @@ static double estimate_rate(double pps, uint64_t idle_ns, int burst, long pkts)
 		/* a burst: @burst packets leave at once, then a gap of @burst periods */
 		if (i % burst == 0)
 			now += period * burst;
-		rem_dequeued(&params, &vars, last_of_busy ? 0 : 10, now);
+		rem_dequeued(&params, &vars, 1, last_of_busy ? 0 : 10, now);
 		if (last_of_busy) {
 			now += idle_ns;		/* empty, then a packet arrives */
-			rem_dequeued(&params, &vars, 10, now);	/* not service */
+			rem_dequeued(&params, &vars, 1, 10, now);	/* not service */
 			i++;
 		}
 	}
@@ -431,6 +432,55 @@ static void test_drop_decision(void)
 	      drops, n);
 }
 
+/*
+ * A GSO skb's segments taken whole (rem_take_all()) leave the state as
+ * their arrivals one by one do (each counted, then the tail and early
+ * decisions), and are taken only where every one of those queues it;
+ * refused, the state is untouched. Random states: p 0 or not, queues
+ * near the limit, arrival counts near saturation.
+ */
+static void test_take_all(void)
+{
+	struct rem_params params;
+	struct rem_vars start, one, whole;
+	uint64_t rng = 23;
+	long i, differ = 0, taken = 0, refused = 0, refused_all_kept = 0;
+
+	setup(&params, 0.001, 1.001, 0.1, 1, 20, 1000000, 125000000);
+	params.limit_pkts = 200;
+	rem_vars_init(&start);
+	for (i = 0; i < 100000; i++) {
+		uint64_t r = test_rand64(&rng);
+		uint32_t segs = 1 + r % 64, qlen = (r >> 8) % 220, s, kept = 0;
+
+		start.prob = r & (1ULL << 20) ? 0 : test_rand64(&rng) % (REM_PROB_ONE / 1000);
+		start.arrivals_pkts = r & (1ULL << 21) ? UINT32_MAX - (r >> 24) % 100 :
+				      (uint32_t)(r >> 32);
+		one = start;
+		for (s = 0; s < segs; s++) {
+			rem_arrival(&one);
+			if (qlen + kept >= params.limit_pkts)
+				continue;
+			if (one.prob && rem_should_drop(&one, (uint32_t)test_rand64(&rng)))
+				continue;	/* dropped or marked */
+			kept++;
+		}
+		whole = start;
+		if (rem_take_all(&params, &whole, qlen, segs)) {
+			taken++;
+			differ += kept != segs || memcmp(&one, &whole, sizeof(one)) != 0;
+		} else {
+			refused++;
+			refused_all_kept += kept == segs;
+			differ += memcmp(&start, &whole, sizeof(start)) != 0;
+		}
+	}
+	check(differ == 0 && taken > 10000 && refused > 10000,
+	      "GSO segments taken whole leave the state as one by one (100000 random states: "
+	      "%ld taken, %ld refused (%ld of which kept all by chance), %ld differences)",
+	      taken, refused, refused_all_kept, differ);
+}
+
 int main(void)
 {
 	aqm_test_suite = "rem";
@@ -452,5 +502,6 @@ int main(void)
 	test_idle();
 	test_extremes();
 	test_drop_decision();
+	test_take_all();
 	return aqm_test_failures ? 1 : 0;
 }

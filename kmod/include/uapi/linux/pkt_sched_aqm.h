@@ -97,6 +97,10 @@ struct tc_pi_xstats {
 				 * microseconds; or TC_PI_UNKNOWN
 				 */
 	__u64 tuned_flows;	/* N of the autotuned gains, Q48.16; 0 = none */
+	__u32 wire_qlen;	/* queue now, wire packets (TCA_STATS' qlen
+				 * counts skbs: a GSO skb queued whole is one)
+				 */
+	__u32 pad;
 };
 
 #define TC_PI_UNKNOWN	0xffffffffU
@@ -140,7 +144,9 @@ struct tc_rem_xstats {
 	__u32 tail_drops;	/* dropped because the queue was full */
 	__u32 ecn_marks;	/* CE-marked instead of dropped */
 	__u32 updates;		/* price updates so far */
-	__u32 pad;
+	__u32 wire_qlen;	/* queue now, wire packets (TCA_STATS' qlen
+				 * counts skbs: a GSO skb queued whole is one)
+				 */
 };
 
 /* BLUE: Feng, Kandlur, Saha, Shin (section owned by sch_blue) */
@@ -168,7 +174,9 @@ struct tc_blue_xstats {
 	__u32 tail_drops;	/* dropped because the queue was full */
 	__u32 ecn_marks;	/* CE-marked instead of dropped */
 	__u32 threshold;	/* L in effect, packets (TCA_BLUE_THRESHOLD 0: limit) */
-	__u32 pad;
+	__u32 wire_qlen;	/* queue now, wire packets (TCA_STATS' qlen
+				 * counts skbs: a GSO skb queued whole is one)
+				 */
 };
 
 /* ARED: RED, gentle RED and Adaptive RED (section owned by sch_ared) */
@@ -210,6 +218,10 @@ struct tc_ared_xstats {
 	__u32 tail_drops;	/* dropped because the queue was full */
 	__u32 ecn_marks;	/* CE-marked instead of dropped */
 	__u32 maxp_updates;	/* adaptive steps that changed max_p */
+	__u32 wire_qlen;	/* queue now, wire packets (TCA_STATS' qlen
+				 * counts skbs: a GSO skb queued whole is one)
+				 */
+	__u32 pad;
 };
 
 #endif /* _UAPI_LINUX_PKT_SCHED_AQM_H */
