@@ -664,10 +664,10 @@ ared_draw_verdict(const struct ared_params *params, struct ared_vars *vars,
  * @now_ns:	their arrival time
  *
  * Each arrival steps the average, so their decisions are taken one by one,
- * first on a copy of the state: only if every one is ARED_ENQUEUE (no drop,
- * no mark, no random draw) are they taken on @vars, where they come out
- * the same. The copy costs one struct per GSO skb, the software
- * segmentation it saves about 2300 instructions per wire packet.
+ * on a copy of the state: only if every one is ARED_ENQUEUE (no drop, no
+ * mark, no random draw) does the copy's outcome become @vars' (what an
+ * ARED_ENQUEUE decision changes: the average, the idle flag, the count,
+ * old and p_b; the dumps read the average and p_b without the lock).
  * Return: true if all were taken and are to be queued.
  */
 static inline bool ared_take_all(const struct ared_params *params,
@@ -685,9 +685,14 @@ static inline bool ared_take_all(const struct ared_params *params,
 					 i + 1 < segs ? seg_bytes : last_bytes,
 					 now_ns) != ARED_ENQUEUE)
 			return false;
-	for (i = 0; i < segs; i++)
-		ared_enqueue_verdict(params, vars, qlen_pkts + i,
-				     i + 1 < segs ? seg_bytes : last_bytes, now_ns);
+	vars->idle = trial.idle;
+	vars->avg_pkts = trial.avg_pkts;
+	vars->avg_frac = trial.avg_frac;
+	WRITE_ONCE(vars->avg_q32, trial.avg_q32);
+	WRITE_ONCE(vars->prob, trial.prob);
+	vars->count = trial.count;
+	vars->count_bytes = trial.count_bytes;
+	vars->old = trial.old;
 	return true;
 }
 

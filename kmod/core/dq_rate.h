@@ -37,6 +37,7 @@
  *			the minimum time (the warm-up)
  * @busy_ns:		backlogged service time gathered for the next sample
  * @busy_pkts:		packets served in @busy_ns
+ * @last_pkts:		wire packets the last dequeue took
  * @backlogged:		the queue was not empty after the last dequeue
  */
 struct aqm_dq_rate {
@@ -45,6 +46,7 @@ struct aqm_dq_rate {
 	u64 stretch_ns;
 	u64 busy_ns;
 	u32 busy_pkts;
+	u32 last_pkts;
 	bool backlogged;
 };
 
@@ -58,6 +60,7 @@ static inline void aqm_dq_rate_init(struct aqm_dq_rate *est)
 	est->stretch_ns = 0;
 	est->busy_ns = 0;
 	est->busy_pkts = 0;
+	est->last_pkts = 0;
 	est->backlogged = false;
 }
 
@@ -96,6 +99,11 @@ static inline bool aqm_dq_rate_wants(const struct aqm_dq_rate *est,
  * @now_ns:		time of the dequeue
  * @min_span_ns:	service time a sample must span
  *
+ * The gap since the last dequeue is the time the link took for what that
+ * one took (a parent shaper releases the next skb once the last is paid
+ * for): its packets are counted with it. Counting this dequeue's instead
+ * pairs a GSO skb's packets with another skb's time (unit test: 1.2% low
+ * for skbs of 1-44 packets at random).
  * A dequeue loop cannot reach 2^32 packets within @min_span_ns (at most a
  * second in every caller), so the packet count does not wrap.
  *
@@ -114,7 +122,7 @@ static inline bool aqm_dq_rate_dequeued(struct aqm_dq_rate *est, u32 pkts,
 			est->stretch_ns += gap;		/* the warm-up */
 		} else {
 			est->busy_ns += gap;
-			est->busy_pkts += pkts;	/* same timestamp: a burst */
+			est->busy_pkts += est->last_pkts; /* no gap: a burst */
 		}
 	}
 	if (est->busy_pkts >= AQM_DQ_RATE_SAMPLE_PKTS &&
@@ -134,6 +142,7 @@ static inline bool aqm_dq_rate_dequeued(struct aqm_dq_rate *est, u32 pkts,
 		sampled = true;
 	}
 	est->last_ns = now_ns;
+	est->last_pkts = pkts;
 	est->backlogged = qlen_after_pkts > 0;
 	if (!est->backlogged)
 		est->stretch_ns = 0;
