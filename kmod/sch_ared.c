@@ -91,6 +91,15 @@ static void ared_timer_start(struct ared_sched_data *q)
 		      HRTIMER_MODE_REL_PINNED_SOFT);
 }
 
+/* the timer stopped on an idle queue: an arrival starts it again */
+static void ared_timer_wake(struct ared_sched_data *q)
+{
+	if (unlikely(ared_timer_due(q))) {
+		q->timer_idle = false;
+		ared_timer_start(q);
+	}
+}
+
 /* C from `bandwidth`, else the estimate, else the fallback guess */
 static void ared_rederive(struct Qdisc *sch)
 {
@@ -152,10 +161,7 @@ static noinline int ared_enqueue_judged(struct sk_buff *skb, struct Qdisc *sch,
 	enum ared_verdict verdict;
 	u64 now_ns;
 
-	if (unlikely(ared_timer_due(q))) {
-		q->timer_idle = false;
-		ared_timer_start(q);
-	}
+	ared_timer_wake(q);
 
 	now_ns = ared_arrival_needs_clock(&q->vars) ? ktime_get_ns() : 0;
 	verdict = ared_enqueue_verdict(&q->params, &q->vars, qlen,
@@ -202,10 +208,7 @@ static bool ared_take_whole(struct Qdisc *sch, const struct sk_buff *skb,
 			   qdisc_pkt_len(skb) - (segs - 1) * seg_bytes, segs,
 			   now_ns))
 		return false;
-	if (unlikely(ared_timer_due(q))) {
-		q->timer_idle = false;
-		ared_timer_start(q);
-	}
+	ared_timer_wake(q);
 	return true;
 }
 

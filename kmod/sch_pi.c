@@ -88,6 +88,15 @@ static void pi_timer_start(struct pi_sched_data *q)
 		      HRTIMER_MODE_REL_PINNED_SOFT);
 }
 
+/* the timer stopped on an idle queue: an arrival starts it again */
+static void pi_timer_wake(struct pi_sched_data *q)
+{
+	if (unlikely(q->timer_idle)) {
+		q->timer_idle = false;
+		pi_timer_start(q);
+	}
+}
+
 /* the early decision: p = 0 never drops, so it draws no random number */
 static bool pi_early_drop(struct pi_sched_data *q, u32 backlog_bytes)
 {
@@ -105,10 +114,7 @@ static int pi_enqueue_one(struct sk_buff *skb, struct Qdisc *sch,
 	struct pi_sched_data *q = qdisc_priv(sch);
 	u32 qlen = aqm_wire_qlen(sch, q->gso_extra_pkts);
 
-	if (unlikely(q->timer_idle)) {
-		q->timer_idle = false;
-		pi_timer_start(q);
-	}
+	pi_timer_wake(q);
 
 	if (unlikely(qlen >= q->params.limit_pkts)) {
 		WRITE_ONCE(q->stats.tail_drops, q->stats.tail_drops + 1);
@@ -133,10 +139,7 @@ static bool pi_take_whole(struct Qdisc *sch, const struct sk_buff *skb,
 	if (!pi_keeps_all(&q->params, &q->vars,
 			  aqm_wire_qlen(sch, q->gso_extra_pkts), segs))
 		return false;
-	if (unlikely(q->timer_idle)) {
-		q->timer_idle = false;
-		pi_timer_start(q);
-	}
+	pi_timer_wake(q);
 	return true;
 }
 

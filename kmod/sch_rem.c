@@ -78,6 +78,15 @@ static void rem_timer_start(struct rem_sched_data *q)
 		      HRTIMER_MODE_REL_PINNED_SOFT);
 }
 
+/* the timer stopped on an idle queue: an arrival starts it again */
+static void rem_timer_wake(struct rem_sched_data *q)
+{
+	if (unlikely(q->timer_idle)) {
+		q->timer_idle = false;
+		rem_timer_start(q);
+	}
+}
+
 /* one wire packet, the whole decision */
 static noinline int rem_enqueue_judged(struct sk_buff *skb, struct Qdisc *sch,
 				       struct sk_buff **to_free)
@@ -85,10 +94,7 @@ static noinline int rem_enqueue_judged(struct sk_buff *skb, struct Qdisc *sch,
 	struct rem_sched_data *q = qdisc_priv(sch);
 	u32 qlen = aqm_wire_qlen(sch, q->gso_extra_pkts);
 
-	if (unlikely(q->timer_idle)) {
-		q->timer_idle = false;
-		rem_timer_start(q);
-	}
+	rem_timer_wake(q);
 
 	/* x counts every arrival, also those dropped below (as ns-2) */
 	rem_arrival(&q->vars);
@@ -137,10 +143,7 @@ static bool rem_take_whole(struct Qdisc *sch, const struct sk_buff *skb,
 	if (!rem_take_all(&q->params, &q->vars,
 			  aqm_wire_qlen(sch, q->gso_extra_pkts), segs))
 		return false;
-	if (unlikely(q->timer_idle)) {
-		q->timer_idle = false;
-		rem_timer_start(q);
-	}
+	rem_timer_wake(q);
 	return true;
 }
 
