@@ -309,6 +309,15 @@ def test_suite():
           and all(n in scenarios.LIBRARY for n in suite.QUICK_SCENARIOS + tuple(suite.SCENARIOS))
           and len(set(suite.SCENARIOS)) == len(suite.SCENARIOS),
           "suite: labels unique, the suite's and the quick mode's qdiscs and scenarios exist")
+    with tempfile.TemporaryDirectory() as d:
+        plan = subprocess.run([os.path.join(ROOT, "scripts", "evaluate"), "--suite",
+                               "--scenario", "tcp-friendly-10m", "--out", d, "--dry-run"],
+                              capture_output=True, text=True).stdout.splitlines()
+    runs = len(suite.QDISCS) * suite.RUNS
+    check(plan[0] == "evaluate: %d points, %d runs, %d to run" % (len(suite.QDISCS), runs, runs)
+          and len(plan) == runs + 1
+          and all(line.endswith("--duration " + suite.DURATION) for line in plan[1:]),
+          "suite: one scenario's part of it is the suite's runs (its count, its length)")
 
 
 def test_shortflows():
