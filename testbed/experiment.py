@@ -105,7 +105,7 @@ ECN_FLAG = {"pi", "rem", "blue", "ared", "red", "pie", "fq_pie", "codel"}
 # ared's "avpkt auto": the device MTU plus link header (veth: 1500 + 14)
 AUTO_AVPKT_BYTES = 1514
 PACKET_LIMIT = {"pfifo", "pi", "rem", "blue", "ared", "pie", "fq_pie", "codel", "fq_codel",
-                "dualpi2"}
+                "sfb", "dualpi2"}
 
 TIME_UNITS = {"s": 1, "sec": 1, "secs": 1, "ms": 1e-3, "msec": 1e-3, "msecs": 1e-3,
               "us": 1e-6, "usec": 1e-6, "usecs": 1e-6, "": 1e-6}

@@ -2,7 +2,8 @@
 scenarios, with which arguments. Mainline's qdiscs run at their defaults,
 as a user would first run them; ours at the same delay target where they
 take one (pie's default, 15 ms), the others at their automatic settings.
-The buffer is the scenario's (experiment.py adds it as a packet limit).
+The buffer is the scenario's (experiment.py adds it as a packet limit;
+red's is in bytes, below; cake has only a memory limit, its default).
 
 Arguments are templates filled from the scenario: {rate} the bottleneck
 rate, {rtt} the longest propagation RTT, {flows} the long flows (at least

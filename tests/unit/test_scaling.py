@@ -70,6 +70,8 @@ check(ecn("pie", "target 20ms", 1, 100, 1e7, ecn=True)[0] == "limit 100 target 2
       and ecn("pie", "", 1, 100, 1e7)[0] == "limit 100",
       "ECN scenario: the kind's ecn word added once, a user's noecn kept, "
       "fq_codel (marks by default) unchanged")
+check(ecn("sfb", "", 1, 100, 1e7)[0] == "limit 100" and ecn("cake", "", 1, 100, 1e7)[0] == "",
+      "the scenario's buffer is sfb's limit (packets, as pfifo's); cake's is memory: none")
 unscaled = experiment.sc.unscaled_senders
 check(unscaled(["cubic", "bbr"], 1, 41) == {}
       and unscaled(["reno", "highspeed", "scalable", "dctcp"], 10, 41) == {},
