@@ -73,6 +73,7 @@ PROBE_PORT = 5300
 # multiplied by k, "freq" and "rate" divided by k. "gain" is a gain on a
 # delay error in seconds (pie's alpha and beta, integers): the error is k
 # times larger, so the gain is divided by k, rounded and at least 1.
+# "time_ms" is a time tc takes as whole milliseconds, no unit (sfb's).
 # "per_cubed_time" is in s^-3 (CUBIC's C, which pi models): divided by k^3,
 # to tc's 10^-6 and at least that. Where a value is inexact the change says so.
 SCALING = {
@@ -90,7 +91,7 @@ SCALING = {
               "ce_threshold": ("time", None)},
     "fq_codel": {"target": ("time", "5ms"), "interval": ("time", "100ms"),
                  "ce_threshold": ("time", None)},
-    "sfb": {"rehash": ("time", "600s"), "db": ("time", "60s")},
+    "sfb": {"rehash": ("time_ms", "600000"), "db": ("time_ms", "60000")},
     # RFC 9332's defaults; alpha and beta are in Hz
     "dualpi2": {"target": ("time", "15ms"), "tupdate": ("time", "16ms"),
                 "alpha": ("freq", "0.16"), "beta": ("freq", "3.2"),
@@ -211,6 +212,8 @@ def scaled(how, value, k):
         return "%g" % max(1e-6, round(float(value) / k ** 3, 6))
     if how == "time":
         return db.tc_time(parse_time(value) * k)
+    if how == "time_ms":
+        return str(round(float(value) * k))
     if how == "freq":
         return "%.6g" % (float(value) / k)
     return "%dbit" % round(parse_rate(value) / k)

@@ -72,6 +72,9 @@ check(ecn("pie", "target 20ms", 1, 100, 1e7, ecn=True)[0] == "limit 100 target 2
       "fq_codel (marks by default) unchanged")
 check(ecn("sfb", "", 1, 100, 1e7)[0] == "limit 100" and ecn("cake", "", 1, 100, 1e7)[0] == "",
       "the scenario's buffer is sfb's limit (packets, as pfifo's); cake's is memory: none")
+check(ecn("sfb", "", 2, 100, 1e7)[0] == "limit 100 rehash 1200000 db 120000"
+      and ecn("sfb", "rehash 1000", 5, 100, 1e7)[0] == "limit 100 rehash 5000 db 300000",
+      "sfb: rehash and db * k in whole milliseconds, the unit tc takes")
 unscaled = experiment.sc.unscaled_senders
 check(unscaled(["cubic", "bbr"], 1, 41) == {}
       and unscaled(["reno", "highspeed", "scalable", "dctcp"], 10, 41) == {},
