@@ -195,8 +195,10 @@ def render(scenario_dir):
     for i, (label, _, runs) in enumerate(pts):
         if not runs:
             continue
-        colour = "C%d" % (i % 10)
-        ax.scatter([x for x, _ in runs], [y for _, y in runs], color=colour, s=14, label=label)
+        # the suite's 14 qdiscs: 20 colours and 5 markers tell them apart
+        colour = plt.get_cmap("tab20")(i % 20)
+        ax.scatter([x for x, _ in runs], [y for _, y in runs], color=colour, s=18,
+                   marker="os^Dv"[i % 5], label=label)
         if len(runs) >= 2:
             centre, (w, h), angle = ellipse(runs)
             ax.add_patch(Ellipse(centre, w, h, angle=angle, fill=False, color=colour))
