@@ -64,10 +64,11 @@
  * keeps its precision.
  *
  * With flows 0 (tc's "flows auto") N is not configured but estimated: the
- * senders' response function inverted at the probability p in use gives the
- * window W(p), and N = R C / W(p) flows of that window fill the pipe and the
- * reference queue. The gains are derived again when that N moves by more
- * than 1/2^PI_RETUNE_SHIFT, as for C; below N = 1 (p = 0 at the start)
+ * senders' response function inverted at the probability p in use (its
+ * integral part, pi_design_flows_q16()) gives the window W(p), and
+ * N = R C / W(p) flows of that window fill the pipe and the reference
+ * queue. The gains are derived again when that N moves by more than
+ * 1/2^PI_RETUNE_SHIFT, as for C; below N = 1 (p = 0 at the start)
  * the design is for one flow. A design for N- flows is stable for more
  * flows but slower with each: the senders' gain falls as 1/N to 1/N^2,
  * and with the margin's crossover the gains grow about as N (a design for
@@ -247,6 +248,10 @@ struct pi_params {
  *		PI_NO_REFERENCE while C is unknown
  * @qdelay_us:	queue over C at the last update; PI_NO_DELAY while C is
  *		unknown
+ * @integral:	p less the proportional part b e of the last update (p
+ *		itself after a clamp), Q62: the operating point flows auto
+ *		reads N from
+ * @clamped:	the last update put p at 0 or 1
  */
 struct pi_vars {
 	u64 prob;
@@ -260,6 +265,8 @@ struct pi_vars {
 	u64 accu;
 	u32 ref_pkts;
 	u32 qdelay_us;
+	u64 integral;
+	bool clamped;
 };
 
 /**
@@ -313,6 +320,8 @@ static inline void pi_vars_init(struct pi_vars *vars)
 	vars->accu = 0;
 	vars->ref_pkts = PI_NO_REFERENCE;
 	vars->qdelay_us = PI_NO_DELAY;
+	vars->integral = 0;
+	vars->clamped = false;
 }
 
 /* Update period 1/freq in nanoseconds; freq_mhz >= PI_FREQ_MIN_MHZ */
@@ -568,7 +577,11 @@ static inline s64 pi_response_log2_window(u32 response, u32 cubic_c_micro,
 
 /*
  * N of the design, Q16: the configured fewest flows, or with PI_FLOWS_AUTO
- * R C / W(p) at the p in use, at least 1 and at most 2^32 (C and R not 0).
+ * R C / W(p) at the operating point (@vars->integral), at least 1 and at
+ * most 2^32 (C and R not 0). Not at p itself: N would move b, and b p,
+ * within each step (p up, N up, b up, p down by b |e|): measured, an
+ * empty queue's p swinging between two values on every update instead of
+ * falling.
  */
 static inline u64 pi_design_flows_q16(const struct pi_params *params,
 				      const struct pi_vars *vars, u64 cap_q16,
@@ -578,12 +591,12 @@ static inline u64 pi_design_flows_q16(const struct pi_params *params,
 
 	if (params->flows != PI_FLOWS_AUTO)
 		return (u64)params->flows << PI_FLOWS_SHIFT;
-	if (!vars->prob)
+	if (!vars->integral)
 		return 1ULL << PI_FLOWS_SHIFT;
 	log2_r = aqm_log2_q32(rtt_us, 0) - PI_LOG2_1E6;
 	log2_n = log2_r + aqm_log2_q32(cap_q16, AQM_DQ_RATE_SHIFT) -
 		 pi_response_log2_window(params->response, params->cubic_c_micro,
-					 aqm_log2_q32(vars->prob, PI_PROB_SHIFT),
+					 aqm_log2_q32(vars->integral, PI_PROB_SHIFT),
 					 log2_r);
 	if (log2_n <= 0)
 		return 1ULL << PI_FLOWS_SHIFT;
@@ -661,6 +674,13 @@ static inline void pi_retune(const struct pi_params *params,
  * drift that the slow integral cannot outrun: measured, a queue held 4
  * times above its target. With fixed gains the two are the same.
  *
+ * A step that clamps p breaks p = I + b e: p then holds no proportional
+ * part to take out, and the next step takes b e_old out with the gains in
+ * use, as the fixed-gain law does. Else a retune at the bound brings back
+ * what the clamp took: flows auto designs for one flow at p = 0, with b
+ * thousands of times smaller, and an empty queue's p would come back as
+ * b' q_ref on every other step (measured: 0 and 4.3e-4 in turn).
+ *
  * Return: false when the queue is empty and the step changed nothing, so
  * the caller may stop its timer until the next packet arrives.
  */
@@ -671,11 +691,13 @@ static inline bool pi_update(const struct pi_params *params,
 	u32 ref_pkts = pi_reference_pkts(params, cap_q16);
 	s64 err_now = (s64)qlen_pkts - ref_pkts;
 	s64 err_old = (s64)vars->qold_pkts - ref_pkts;
-	u64 b_before = vars->b_frac;
+	u64 b_old = vars->b_frac;
 	struct aqm_s128 p;
 	u64 old_prob = vars->prob;
 
 	pi_retune(params, vars, false);
+	if (vars->clamped)
+		b_old = vars->b_frac;
 	WRITE_ONCE(vars->ref_pkts, ref_pkts);
 	WRITE_ONCE(vars->qdelay_us, cap_q16 ? pi_delay_us(qlen_pkts, cap_q16) : PI_NO_DELAY);
 	if (ref_pkts == PI_NO_REFERENCE) {
@@ -683,6 +705,7 @@ static inline bool pi_update(const struct pi_params *params,
 		WRITE_ONCE(vars->prob, 0);
 		vars->accu = 0;
 		vars->qold_pkts = qlen_pkts;
+		vars->clamped = true;
 		return qlen_pkts;
 	}
 
@@ -690,9 +713,14 @@ static inline bool pi_update(const struct pi_params *params,
 	p = aqm_s128_from_u64(vars->prob);
 	p = aqm_s128_add(p, aqm_s128_mul_frac(vars->a_frac, err_now,
 					      PI_GAIN_SHIFT - PI_PROB_SHIFT));
-	p = aqm_s128_add(p, aqm_s128_mul_frac(b_before, -err_old,
+	p = aqm_s128_add(p, aqm_s128_mul_frac(b_old, -err_old,
 					      PI_GAIN_SHIFT - PI_PROB_SHIFT));
 	WRITE_ONCE(vars->prob, aqm_s128_clamp(p, PI_PROB_ONE));
+	vars->clamped = aqm_s128_is_neg(p) || p.hi || p.lo > PI_PROB_ONE;
+	if (!vars->clamped)
+		p = aqm_s128_add(p, aqm_s128_mul_frac(vars->b_frac, -err_now,
+						      PI_GAIN_SHIFT - PI_PROB_SHIFT));
+	vars->integral = aqm_s128_clamp(p, PI_PROB_ONE);
 	vars->qold_pkts = qlen_pkts;
 
 	return qlen_pkts || vars->prob != old_prob || err_old != err_now;
