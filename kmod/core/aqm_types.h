@@ -213,14 +213,18 @@ static inline struct aqm_s128 aqm_s128_mul_frac(u64 frac, s64 n, unsigned int sh
 	return n < 0 ? aqm_s128_neg(r) : r;
 }
 
+/* whether x lies in [0, max], max below 2^63 */
+static inline bool aqm_s128_within(struct aqm_s128 x, u64 max)
+{
+	return !aqm_s128_is_neg(x) && !x.hi && x.lo <= max;
+}
+
 /* x clamped to [0, max], max below 2^63 */
 static inline u64 aqm_s128_clamp(struct aqm_s128 x, u64 max)
 {
-	if (aqm_s128_is_neg(x))
-		return 0;
-	if (x.hi || x.lo > max)
-		return max;
-	return x.lo;
+	if (aqm_s128_within(x, max))
+		return x.lo;
+	return aqm_s128_is_neg(x) ? 0 : max;
 }
 
 #endif /* AQM_TYPES_H */

@@ -605,6 +605,15 @@ static inline u64 pi_design_flows_q16(const struct pi_params *params,
 	return aqm_exp2_q32(log2_n, PI_FLOWS_SHIFT);
 }
 
+/* no law (C unknown): p = 0 with no proportional part in it, so no drops */
+static inline void pi_rest(struct pi_vars *vars)
+{
+	WRITE_ONCE(vars->prob, 0);
+	vars->accu = 0;
+	vars->integral = 0;
+	vars->clamped = true;
+}
+
 /**
  * pi_retune() - bring the gains in use up to date
  * @params:	configuration
@@ -635,8 +644,7 @@ static inline void pi_retune(const struct pi_params *params,
 		WRITE_ONCE(vars->tuned_q16, 0);
 		WRITE_ONCE(vars->tuned_flows_q16, 0);
 		WRITE_ONCE(vars->source, PI_GAINS_PENDING);
-		WRITE_ONCE(vars->prob, 0);
-		vars->accu = 0;
+		pi_rest(vars);
 		return;
 	}
 	rtt_us = pi_design_rtt_us(params, cap_q16);
@@ -701,11 +709,9 @@ static inline bool pi_update(const struct pi_params *params,
 	WRITE_ONCE(vars->ref_pkts, ref_pkts);
 	WRITE_ONCE(vars->qdelay_us, cap_q16 ? pi_delay_us(qlen_pkts, cap_q16) : PI_NO_DELAY);
 	if (ref_pkts == PI_NO_REFERENCE) {
-		/* a delay target before C is known: no law, no drops */
-		WRITE_ONCE(vars->prob, 0);
-		vars->accu = 0;
+		/* a delay target before C is known */
+		pi_rest(vars);
 		vars->qold_pkts = qlen_pkts;
-		vars->clamped = true;
 		return qlen_pkts;
 	}
 
@@ -716,7 +722,7 @@ static inline bool pi_update(const struct pi_params *params,
 	p = aqm_s128_add(p, aqm_s128_mul_frac(b_old, -err_old,
 					      PI_GAIN_SHIFT - PI_PROB_SHIFT));
 	WRITE_ONCE(vars->prob, aqm_s128_clamp(p, PI_PROB_ONE));
-	vars->clamped = aqm_s128_is_neg(p) || p.hi || p.lo > PI_PROB_ONE;
+	vars->clamped = !aqm_s128_within(p, PI_PROB_ONE);
 	if (!vars->clamped)
 		p = aqm_s128_add(p, aqm_s128_mul_frac(vars->b_frac, -err_now,
 						      PI_GAIN_SHIFT - PI_PROB_SHIFT));
