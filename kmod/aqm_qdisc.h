@@ -107,13 +107,14 @@ static inline int aqm_enqueue_tail(struct sk_buff *skb, struct Qdisc *sch,
  * forwarding router's ingress, TSO from a local sender) holds up to 64 KB:
  * counted as one packet it would make limit, target, arrivals and the rate
  * estimate skb counts, and one drop would cut ~44 segments at once. Each
- * segment is one arrival. Where the kind's state shows that every one of
- * them would be queued (@take_whole: no drop or mark possible for any,
- * room for all; it applies their arrivals then), the skb is queued whole,
- * as a NIC with segmentation offload takes it: the decisions are those of
- * the segments one by one, and the software segmentation is saved (make
- * bench: ~2.2 times pfifo's cost per wire packet when cut here). Otherwise
- * it is cut and each segment meets @enqueue_one. @gso_extra_pkts counts
+ * segment is one arrival. Where @take_whole finds that every one of them
+ * is queued (it applies their arrivals then: rem, blue and ared where no
+ * drop or mark is possible for any, pi by making their decisions), the
+ * skb is queued whole, as a NIC with segmentation offload takes it: the
+ * decisions are those of the segments one by one, and the software
+ * segmentation is saved (make bench: ~2.2 times pfifo's cost per wire
+ * packet when cut here). Otherwise it is cut and each segment meets
+ * @enqueue_one (pi's knowing the decisions @take_whole made). @gso_extra_pkts counts
  * the segments queued beyond one per skb (dumps read it without the lock).
  * Never inlined: inlined, its stack frame made every packet's enqueue save
  * and restore six registers (make bench-account: 24 instructions), GSO or

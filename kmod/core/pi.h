@@ -739,31 +739,13 @@ static inline bool pi_needs_rate(const struct pi_params *params)
 	       !params->bandwidth_bps;
 }
 
-/**
- * pi_keeps_all() - whether @segs arrivals in a row are all queued
- * @params:	configuration
- * @vars:	state
- * @qlen_pkts:	wire packets queued before the first of them
- * @segs:	the arrivals (a GSO skb's segments)
- *
- * At p = 0 PI neither drops nor marks, and an arrival changes nothing of
- * its state (the law reads the queue at its updates): below the limit
- * every one is queued, as if each had come alone.
- */
-static inline bool pi_keeps_all(const struct pi_params *params,
-				const struct pi_vars *vars, u32 qlen_pkts,
-				u32 segs)
-{
-	return !vars->prob && (u64)qlen_pkts + segs <= params->limit_pkts;
-}
-
 /*
  * No early drop below two packets of backlog (pie's rule): a p left above
  * 0 on an empty queue (a = b holds it there while the timer sleeps) must
  * not drop the first packets into an idle link.
  */
 static inline bool pi_backlog_allows_drop(const struct pi_params *params,
-					  u32 backlog_bytes)
+					  u64 backlog_bytes)
 {
 	return backlog_bytes >= 2 * (u64)params->pkt_bytes;
 }
@@ -818,6 +800,54 @@ static inline bool pi_should_drop(const struct pi_params *params,
 		return pi_even_drop(vars);
 	/* p in Q32 is at most 2^32, above every u32: p = 1 always drops */
 	return rnd < (vars->prob >> (PI_PROB_SHIFT - 32));
+}
+
+/**
+ * pi_arrival_drops() - the early decision for one arrival below the limit
+ * @params:		configuration
+ * @vars:		state; with even spacing, the accumulated probability moves
+ * @backlog_bytes:	the backlog it finds
+ * @rnd:		draws a uniformly distributed random number; p = 0 and
+ *			even spacing draw none
+ *
+ * Return: true if it is to be dropped or marked.
+ */
+static inline bool pi_arrival_drops(const struct pi_params *params,
+				    struct pi_vars *vars, u64 backlog_bytes,
+				    u32 (*rnd)(void))
+{
+	if (!vars->prob || !pi_backlog_allows_drop(params, backlog_bytes))
+		return false;
+	return pi_should_drop(params, vars, params->even_spacing ? 0 : rnd());
+}
+
+/**
+ * pi_segments_kept() - the early decisions of @segs arrivals in a row
+ * @params:		configuration
+ * @vars:		state, moved as by their decisions
+ * @backlog_bytes:	the backlog the first of them finds
+ * @seg_bytes:		the wire length of each
+ * @segs:		the arrivals (a GSO skb's segments), all below the limit
+ * @rnd:		as for pi_arrival_drops()
+ *
+ * Each arrival's decision in order, as if each had come alone and those
+ * before it were queued, up to the first to be dropped or marked: its
+ * decision is made, those after it are not. The law reads the queue only
+ * at its updates, so the decisions are all an arrival changes.
+ * Return: the arrivals kept before it (@segs if all are kept).
+ */
+static inline u32 pi_segments_kept(const struct pi_params *params,
+				   struct pi_vars *vars, u64 backlog_bytes,
+				   u32 seg_bytes, u32 segs, u32 (*rnd)(void))
+{
+	u32 kept;
+
+	if (!vars->prob)
+		return segs;
+	for (kept = 0; kept < segs; kept++, backlog_bytes += seg_bytes)
+		if (pi_arrival_drops(params, vars, backlog_bytes, rnd))
+			break;
+	return kept;
 }
 
 #endif /* AQM_CORE_PI_H */

@@ -1086,50 +1086,65 @@ static void test_empty_queue_rests(void)
 	}
 }
 
+static uint64_t draws_rng;
+static long draws;
+
+static uint32_t test_draw(void)
+{
+	draws++;
+	return (uint32_t)test_rand64(&draws_rng);
+}
+
 /*
- * pi_keeps_all() says a GSO skb's segments are all queued only where
- * their decisions one by one (the tail, then the early decision with its
- * random number or even spacing) queue every one and leave the state as
- * it was. Random states: p 0 or not, queues near the limit, both spacings.
+ * pi_segments_kept() makes a GSO skb's decisions as its segments one by
+ * one would (each the arrival it is, the backlog grown by those before it,
+ * the same random numbers) up to the first drop, and no more: the same
+ * count kept, the same state after, the same numbers drawn. Random states:
+ * p 0 or not, backlogs across the two-packet floor, both spacings.
  */
-static void test_keeps_all(void)
+static void test_segments_kept(void)
 {
 	struct pi_params params;
 	struct pi_vars start, one;
 	uint64_t rng = 31;
-	long i, differ = 0, taken = 0, refused = 0;
+	long i, differ = 0, whole = 0, cut = 0, floor_skips = 0;
 
 	pi_params_init(&params, 1514);
-	params.limit_pkts = 200;
-	pi_vars_init(&start);
 	for (i = 0; i < 100000; i++) {
-		uint64_t r = test_rand64(&rng);
-		uint32_t segs = 1 + r % 64, qlen = (r >> 8) % 220, s, kept = 0;
+		uint64_t r = test_rand64(&rng), backlog = (r >> 8) % 8 * 1000;
+		uint32_t segs = 2 + r % 63, kept, s;
+		long one_draws;
 
 		params.even_spacing = r & (1ULL << 20);
-		start.prob = r & (1ULL << 21) ? 0 : test_rand64(&rng) % (PI_PROB_ONE / 100);
+		pi_vars_init(&start);
+		start.prob = r & (1ULL << 21) ? 0 : test_rand64(&rng) % (PI_PROB_ONE / 50);
+		start.accu = params.even_spacing && start.prob ?
+			     test_rand64(&rng) % PI_PROB_ONE : 0;
 		one = start;
+		draws_rng = r;
+		draws = 0;
 		for (s = 0; s < segs; s++) {
-			uint64_t backlog = (uint64_t)(qlen + kept) * 1514;
+			uint64_t b = backlog + (uint64_t)s * 1514;
 
-			if (qlen + kept >= params.limit_pkts)
-				continue;
-			if (one.prob && pi_backlog_allows_drop(&params, backlog) &&
-			    pi_should_drop(&params, &one, (uint32_t)test_rand64(&rng)))
-				continue;	/* dropped or marked */
-			kept++;
+			floor_skips += one.prob && !pi_backlog_allows_drop(&params, b);
+			if (pi_arrival_drops(&params, &one, b, test_draw))
+				break;
 		}
-		if (pi_keeps_all(&params, &start, qlen, segs)) {
-			taken++;
-			differ += kept != segs || memcmp(&one, &start, sizeof(one)) != 0;
-		} else {
-			refused++;
-		}
+		one_draws = draws;
+		draws_rng = r;
+		draws = 0;
+		kept = pi_segments_kept(&params, &start, backlog, 1514, segs, test_draw);
+		differ += kept != s || draws != one_draws ||
+			  memcmp(&one, &start, sizeof(one)) != 0;
+		if (kept == segs)
+			whole++;
+		else
+			cut++;
 	}
-	check(differ == 0 && taken > 10000 && refused > 10000,
-	      "GSO segments kept whole only where one by one keeps them all, state unchanged "
-	      "(100000 random states: %ld whole, %ld cut, %ld differences)",
-	      taken, refused, differ);
+	check(differ == 0 && whole > 10000 && cut > 10000 && floor_skips > 1000,
+	      "a GSO skb's decisions are its segments' one by one up to the first drop "
+	      "(100000 random states: %ld whole, %ld cut, %ld decisions skipped below two "
+	      "packets of backlog; %ld differences)", whole, cut, floor_skips, differ);
 }
 
 int main(void)
@@ -1165,6 +1180,6 @@ int main(void)
 	test_gso_dequeues();
 	test_skipped_dequeues();
 	test_backlog_floor();
-	test_keeps_all();
+	test_segments_kept();
 	return aqm_test_failures ? 1 : 0;
 }
