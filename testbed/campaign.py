@@ -60,8 +60,12 @@ def finished(outdir, args):
 
 def stale(summary):
     """Why a run made before a later fidelity rule is not valid now (None
-    if it is): senders that do not scale at its k (CUBIC unscaled), or a
-    qdisc whose model of the senders does not."""
+    if it is): senders that do not scale at its k (CUBIC unscaled), a
+    qdisc whose model of the senders does not, or CPUs too busy to carry
+    the run."""
+    saturated = sc.cpu_saturated(summary.get("results", {}).get("cpu_busy"))
+    if saturated:
+        return saturated
     checks = summary.get("fidelity", {}).get("checks", {})
     k = summary.get("scale", 1)
     if "the senders behave at k as at 1" not in checks:

@@ -722,6 +722,7 @@ def fidelity_verdict(fid, rtts, offloads):
         "every flow runs the congestion control asked": fid["wrong_cc"] == [],
         "receivers ACK every packet": acks_every_packet(fid["acking"], offloads),
         "the senders behave at k as at 1": not fid.get("unscaled_senders"),
+        "guest CPU busy <= %g" % sc.MAX_CPU_BUSY: not sc.cpu_saturated(fid["cpu_busy"]),
     }
     return all(checks.values()), checks
 
@@ -879,16 +880,24 @@ def one_run(net, cfg, spec, summary, ccs, warmup, workdir):
                                              "rate_schedule_planned",
                                              "shaper_final_bps")}})
     summary["results"] = res
+    why = run_not_faithful(res)
+    if why:
+        summary["valid"] = False
+        summary["invalid_reason"] = why
+        log("experiment: RUN NOT FAITHFUL: %s; results are INVALID" % why)
+    write_series(run, bins, spec["out"])
+
+
+def run_not_faithful(res):
+    """Why the run itself shows the machine fell behind (None if it does
+    not): a backlogged link that sent less than its rate, or CPUs too busy
+    to carry the run (a link left idle then may be the machine's doing)."""
     busy = res.get("busy_service", {})
     if (busy.get("intervals", 0) >= analysis.MIN_BUSY_INTERVALS
             and busy["ratio"] < MIN_UTILISATION):
-        summary["valid"] = False
-        summary["invalid_reason"] = (
-            "the backlogged bottleneck sent only %.1f%% of its rate during the run "
-            "(the machine fell behind)" % (100 * busy["ratio"]))
-        log("experiment: RUN NOT FAITHFUL: %s; results are INVALID"
-            % summary["invalid_reason"])
-    write_series(run, bins, spec["out"])
+        return ("the backlogged bottleneck sent only %.1f%% of its rate during the run "
+                "(the machine fell behind)" % (100 * busy["ratio"]))
+    return sc.cpu_saturated(res.get("cpu_busy"))
 
 
 def write_summary(summary, out, wall0):

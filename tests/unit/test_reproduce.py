@@ -65,6 +65,11 @@ def test_finished():
         check(reproduce.campaign.finished(d, args("auto")), "--scale auto takes auto's run")
         run(d, "10", 10, valid=False)
         check(not reproduce.campaign.finished(d, args("10")), "a run that failed fidelity: not done")
+        run(d, "10", 10, results={"cpu_busy": 0.96})
+        check(not reproduce.campaign.finished(d, args("10")),
+              "a run made before the CPU rule, its CPUs 96% busy: stale, not done")
+        run(d, "10", 10, results={"cpu_busy": 0.8})
+        check(reproduce.campaign.finished(d, args("10")), "a run with CPUs 80% busy: done")
         run(d, "10", 10, error="interrupted")
         check(not reproduce.campaign.finished(d, args("10")), "a run with an error: not done")
         old_checks = {"fidelity": {"checks": {"utilisation >= 0.97": True}}}

@@ -88,9 +88,24 @@ check(set(unscaled(["bbr", "lp", "reno"], 2, 5)) == {"bbr", "lp"},
       "senders: BBR and LP run wall-clock timers")
 fid = {"utilisation": 0.99, "other_queue_drops": {}, "softnet_drops": 0, "wrong_cc": [],
        "acking": {"data_pkts": 100, "received_skbs": 100, "acks": 100, "delayed_acks": 0,
-                  "backlog_coalesced_pkts": 0}, "unscaled_senders": {"cubic": "why"}}
+                  "backlog_coalesced_pkts": 0}, "unscaled_senders": {"cubic": "why"},
+       "cpu_busy": 0.5}
 ok, checks = experiment.fidelity_verdict(fid, {}, "off")
 check(not ok and checks["the senders behave at k as at 1"] is False
       and sum(not v for v in checks.values()) == 1,
       "fidelity: a sender that does not scale fails the run")
+fid.update(unscaled_senders={}, cpu_busy=0.9)
+ok, checks = experiment.fidelity_verdict(fid, {}, "off")
+check(not ok and [c for c, v in checks.items() if not v] == ["guest CPU busy <= 0.85"],
+      "fidelity: CPUs 90%% busy fail the check (%s)" % checks)
+backlogged = {"busy_service": {"intervals": 500, "ratio": 1.0}}
+check(experiment.run_not_faithful(dict(backlogged, cpu_busy=0.8)) is None
+      and "96% busy" in experiment.run_not_faithful(dict(backlogged, cpu_busy=0.96))
+      and "90.0% of its rate" in experiment.run_not_faithful(
+          {"busy_service": {"intervals": 500, "ratio": 0.9}, "cpu_busy": 0.5}),
+      "the run: CPUs 96% busy or a backlogged link short of its rate make it not "
+      "faithful; 80% busy at full rate does not")
+check(experiment.run_not_faithful({"busy_service": {"intervals": 0, "ratio": None},
+                                   "cpu_busy": 0.96}) is not None,
+      "the run: an idle link (no backlogged interval) with CPUs 96% busy is not faithful")
 sys.exit(1 if failures else 0)
