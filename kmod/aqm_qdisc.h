@@ -108,13 +108,14 @@ static inline int aqm_enqueue_tail(struct sk_buff *skb, struct Qdisc *sch,
  * counted as one packet it would make limit, target, arrivals and the rate
  * estimate skb counts, and one drop would cut ~44 segments at once. Each
  * segment is one arrival. Where @take_whole finds that every one of them
- * is queued (it applies their arrivals then: rem, blue and ared where no
- * drop or mark is possible for any, pi by making their decisions), the
- * skb is queued whole, as a NIC with segmentation offload takes it: the
- * decisions are those of the segments one by one, and the software
- * segmentation is saved (make bench: ~2.2 times pfifo's cost per wire
- * packet when cut here). Otherwise it is cut and each segment meets
- * @enqueue_one (pi's knowing the decisions @take_whole made). @gso_extra_pkts counts
+ * is queued (it applies their arrivals then: pi, rem and blue by making
+ * their decisions up to the first drop or mark, ared where none is
+ * possible), the skb is queued whole, as a NIC with segmentation offload
+ * takes it: the decisions are those of the segments one by one, and the
+ * software segmentation is saved (make bench: ~2.2 times pfifo's cost per
+ * wire packet when cut here). Otherwise it is cut and each segment meets
+ * @enqueue_one, which takes the decisions @take_whole made from
+ * *@decided_segs (NULL for a kind that makes none ahead). @gso_extra_pkts counts
  * the segments queued beyond one per skb (dumps read it without the lock).
  * Never inlined: inlined, its stack frame made every packet's enqueue save
  * and restore six registers (make bench-account: 24 instructions), GSO or
@@ -122,18 +123,23 @@ static inline int aqm_enqueue_tail(struct sk_buff *skb, struct Qdisc *sch,
  */
 static noinline int aqm_enqueue_gso(struct sk_buff *skb, struct Qdisc *sch,
 				    struct sk_buff **to_free,
-				    u32 *gso_extra_pkts, u32 *max_qlen_pkts,
+				    u32 *gso_extra_pkts, u32 *decided_segs,
+				    u32 *max_qlen_pkts,
 				    aqm_take_whole_fn take_whole,
 				    aqm_enqueue_fn enqueue_one)
 {
 	u32 segs = skb_shinfo(skb)->gso_segs;
+	int ret;
 
 	if (segs > 1 && take_whole(sch, skb, segs)) {
 		WRITE_ONCE(*gso_extra_pkts, *gso_extra_pkts + segs - 1);
 		return aqm_enqueue_tail(skb, sch, aqm_wire_qlen(sch, *gso_extra_pkts) + 1,
 					max_qlen_pkts);
 	}
-	return aqm_enqueue_segments(skb, sch, to_free, enqueue_one);
+	ret = aqm_enqueue_segments(skb, sch, to_free, enqueue_one);
+	if (decided_segs)
+		*decided_segs = 0;	/* a failed cut leaves some unused */
+	return ret;
 }
 
 /* The head skb and the wire packets it holds (1 + its GSO extra) */

@@ -219,8 +219,8 @@ static int ared_qdisc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 
 	if (unlikely(skb_is_gso(skb)))
 		return aqm_enqueue_gso(skb, sch, to_free, &q->gso_extra_pkts,
-				       &q->stats.max_qlen_pkts, ared_take_whole,
-				       ared_enqueue_one);
+				       NULL, &q->stats.max_qlen_pkts,
+				       ared_take_whole, ared_enqueue_one);
 	return ared_enqueue_one(skb, sch, to_free);
 }
 

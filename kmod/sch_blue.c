@@ -32,6 +32,7 @@ struct blue_sched_data {
 	struct blue_vars vars;
 	struct blue_stats stats;
 	u32 gso_extra_pkts;	/* GSO skbs queued whole: aqm_wire_qlen() */
+	u32 decided_segs;	/* of a cut skb's segments: blue_take_whole() */
 };
 
 /* not const: 6.1 netlink.h takes a non-const pointer */
@@ -85,12 +86,35 @@ static noinline bool blue_early_drop(struct sk_buff *skb, struct Qdisc *sch)
 			      &q->stats.early_drops);
 }
 
+/*
+ * A segment of a GSO skb blue_take_whole() cut: its event and decision
+ * were made there. Kept, but the last of decided_segs, the one to be
+ * dropped or marked.
+ */
+static noinline int blue_enqueue_decided(struct sk_buff *skb,
+					 struct Qdisc *sch,
+					 struct sk_buff **to_free)
+{
+	struct blue_sched_data *q = qdisc_priv(sch);
+	u32 qlen = aqm_wire_qlen(sch, q->gso_extra_pkts);
+
+	if (!--q->decided_segs &&
+	    aqm_early_drop(skb, sch, q->params.ecn, q->vars.prob,
+			   q->params.ecn_ceiling, &q->stats.ecn_marks,
+			   &q->stats.early_drops))
+		return qdisc_drop(skb, sch, to_free);
+	return aqm_enqueue_tail(skb, sch, qlen + 1, &q->stats.max_qlen_pkts);
+}
+
 /* one wire packet */
 static int blue_enqueue_one(struct sk_buff *skb, struct Qdisc *sch,
 			    struct sk_buff **to_free)
 {
 	struct blue_sched_data *q = qdisc_priv(sch);
 	u32 qlen = aqm_wire_qlen(sch, q->gso_extra_pkts);
+
+	if (unlikely(q->decided_segs))
+		return blue_enqueue_decided(skb, sch, to_free);
 
 	blue_note_event(q, blue_arrival_event(&q->params, &q->vars, qlen));
 
@@ -106,14 +130,28 @@ static int blue_enqueue_one(struct sk_buff *skb, struct Qdisc *sch,
 	return aqm_enqueue_tail(skb, sch, qlen + 1, &q->stats.max_qlen_pkts);
 }
 
-/* a GSO skb's segments, all queued if BLUE keeps them all */
+/*
+ * A GSO skb's segments: the first's event applied (below the threshold
+ * the others signal none), then their decisions one by one up to the
+ * first drop or mark. All kept, it is queued whole; else cut, its
+ * segments meeting blue_enqueue_decided(). Where the threshold or the
+ * limit meets a segment it is cut with nothing done.
+ */
 static bool blue_take_whole(struct Qdisc *sch, const struct sk_buff *skb,
 			    u32 segs)
 {
 	struct blue_sched_data *q = qdisc_priv(sch);
+	u32 qlen = aqm_wire_qlen(sch, q->gso_extra_pkts);
+	u32 kept;
 
-	return blue_take_all(&q->params, &q->vars,
-			     aqm_wire_qlen(sch, q->gso_extra_pkts), segs);
+	if ((u64)qlen + segs > blue_threshold_pkts(&q->params))
+		return false;
+	blue_note_event(q, blue_arrival_event(&q->params, &q->vars, qlen));
+	kept = blue_segments_kept(&q->vars, segs, aqm_random_u32);
+	if (kept == segs)
+		return true;
+	q->decided_segs = kept + 1;
+	return false;
 }
 
 static int blue_qdisc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
@@ -123,8 +161,8 @@ static int blue_qdisc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 
 	if (unlikely(skb_is_gso(skb)))
 		return aqm_enqueue_gso(skb, sch, to_free, &q->gso_extra_pkts,
-				       &q->stats.max_qlen_pkts, blue_take_whole,
-				       blue_enqueue_one);
+				       &q->decided_segs, &q->stats.max_qlen_pkts,
+				       blue_take_whole, blue_enqueue_one);
 	return blue_enqueue_one(skb, sch, to_free);
 }
 
@@ -280,6 +318,7 @@ static void blue_reset(struct Qdisc *sch)
 
 	qdisc_reset_queue(sch);
 	WRITE_ONCE(q->gso_extra_pkts, 0);
+	q->decided_segs = 0;
 	blue_vars_init(&q->vars);
 }
 

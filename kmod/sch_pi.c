@@ -162,15 +162,12 @@ static int pi_qdisc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 			    struct sk_buff **to_free)
 {
 	struct pi_sched_data *q = qdisc_priv(sch);
-	int ret;
 
-	if (likely(!skb_is_gso(skb)))
-		return pi_enqueue_one(skb, sch, to_free);
-	ret = aqm_enqueue_gso(skb, sch, to_free, &q->gso_extra_pkts,
-			      &q->stats.max_qlen_pkts, pi_take_whole,
-			      pi_enqueue_one);
-	q->decided_segs = 0;	/* a failed cut leaves some unused */
-	return ret;
+	if (unlikely(skb_is_gso(skb)))
+		return aqm_enqueue_gso(skb, sch, to_free, &q->gso_extra_pkts,
+				       &q->decided_segs, &q->stats.max_qlen_pkts,
+				       pi_take_whole, pi_enqueue_one);
+	return pi_enqueue_one(skb, sch, to_free);
 }
 
 static struct sk_buff *pi_qdisc_dequeue(struct Qdisc *sch)

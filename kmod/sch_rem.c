@@ -35,6 +35,7 @@ struct rem_sched_data {
 	struct hrtimer timer;
 	bool timer_idle;	/* stopped on an idle, settled queue */
 	u32 gso_extra_pkts;	/* GSO skbs queued whole: aqm_wire_qlen() */
+	u32 decided_segs;	/* of a cut skb's segments: rem_take_whole() */
 	struct Qdisc *sch;
 };
 
@@ -87,29 +88,38 @@ static void rem_timer_wake(struct rem_sched_data *q)
 	}
 }
 
-/* one wire packet, the whole decision */
+/*
+ * One wire packet, the whole decision. A segment of a GSO skb
+ * rem_take_whole() cut was counted and decided there: kept, but the last
+ * of decided_segs, the one to be dropped or marked.
+ */
 static noinline int rem_enqueue_judged(struct sk_buff *skb, struct Qdisc *sch,
 				       struct sk_buff **to_free)
 {
 	struct rem_sched_data *q = qdisc_priv(sch);
 	u32 qlen = aqm_wire_qlen(sch, q->gso_extra_pkts);
+	bool early;
 
 	rem_timer_wake(q);
 
-	/* x counts every arrival, also those dropped below (as ns-2) */
-	rem_arrival(&q->vars);
+	if (unlikely(q->decided_segs)) {
+		early = !--q->decided_segs;
+	} else {
+		/* x counts every arrival, also those dropped below (as ns-2) */
+		rem_arrival(&q->vars);
 
-	if (unlikely(qlen >= q->params.limit_pkts)) {
-		WRITE_ONCE(q->stats.tail_drops, q->stats.tail_drops + 1);
-		return qdisc_drop(skb, sch, to_free);
+		if (unlikely(qlen >= q->params.limit_pkts)) {
+			WRITE_ONCE(q->stats.tail_drops, q->stats.tail_drops + 1);
+			return qdisc_drop(skb, sch, to_free);
+		}
+
+		/* p = 0 never drops: draw no random number (as pie does) */
+		early = q->vars.prob &&
+			rem_should_drop(&q->vars, aqm_random_u32());
 	}
-
-	/* p = 0 never drops: draw no random number (as pie does) */
-	if (q->vars.prob &&
-	    rem_should_drop(&q->vars, aqm_random_u32()) &&
-	    aqm_early_drop(skb, sch, q->params.ecn, q->vars.prob,
-			   q->params.ecn_ceiling, &q->stats.ecn_marks,
-			   &q->stats.early_drops))
+	if (early && aqm_early_drop(skb, sch, q->params.ecn, q->vars.prob,
+				    q->params.ecn_ceiling, &q->stats.ecn_marks,
+				    &q->stats.early_drops))
 		return qdisc_drop(skb, sch, to_free);
 	return aqm_enqueue_tail(skb, sch, qlen + 1, &q->stats.max_qlen_pkts);
 }
@@ -134,17 +144,27 @@ static int rem_enqueue_one(struct sk_buff *skb, struct Qdisc *sch,
 	return rem_enqueue_judged(skb, sch, to_free);
 }
 
-/* a GSO skb's segments, all queued if REM keeps them all */
+/*
+ * A GSO skb's segments, counted and decided one by one up to the first
+ * drop or mark: all kept, it is queued whole; else cut, its segments
+ * meeting rem_enqueue_judged() with that done. Where the limit meets a
+ * segment it is cut with nothing done.
+ */
 static bool rem_take_whole(struct Qdisc *sch, const struct sk_buff *skb,
 			   u32 segs)
 {
 	struct rem_sched_data *q = qdisc_priv(sch);
+	u32 kept;
 
-	if (!rem_take_all(&q->params, &q->vars,
-			  aqm_wire_qlen(sch, q->gso_extra_pkts), segs))
+	if ((u64)aqm_wire_qlen(sch, q->gso_extra_pkts) + segs >
+	    q->params.limit_pkts)
 		return false;
 	rem_timer_wake(q);
-	return true;
+	kept = rem_segments_kept(&q->vars, segs, aqm_random_u32);
+	if (kept == segs)
+		return true;
+	q->decided_segs = kept + 1;
+	return false;
 }
 
 static int rem_qdisc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
@@ -154,8 +174,8 @@ static int rem_qdisc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 
 	if (unlikely(skb_is_gso(skb)))
 		return aqm_enqueue_gso(skb, sch, to_free, &q->gso_extra_pkts,
-				       &q->stats.max_qlen_pkts, rem_take_whole,
-				       rem_enqueue_one);
+				       &q->decided_segs, &q->stats.max_qlen_pkts,
+				       rem_take_whole, rem_enqueue_one);
 	return rem_enqueue_one(skb, sch, to_free);
 }
 
@@ -379,6 +399,7 @@ static void rem_reset(struct Qdisc *sch)
 
 	qdisc_reset_queue(sch);
 	WRITE_ONCE(q->gso_extra_pkts, 0);
+	q->decided_segs = 0;
 	rem_vars_init(&q->vars);
 }
 

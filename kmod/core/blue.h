@@ -251,29 +251,6 @@ static inline int blue_apply_event(const struct blue_params *params,
 }
 
 /**
- * blue_take_all() - take @segs arrivals in a row if all are queued
- * @params:	configuration
- * @vars:	state, updated when it returns true
- * @qlen_pkts:	wire packets queued before the first of them
- * @segs:	the arrivals (a GSO skb's segments)
- *
- * At pm = 0 below the threshold L (<= limit) no arrival is dropped or
- * marked, and none signals an event that moves pm: the first may signal
- * an idle link, which cannot lower pm = 0 (blue_event_may_move()). What is
- * left of their effect, as if each had come alone, is the idle signal
- * consumed.
- * Return: true if all were taken and are to be queued.
- */
-static inline bool blue_take_all(const struct blue_params *params,
-				 struct blue_vars *vars, u32 qlen_pkts, u32 segs)
-{
-	if (vars->prob || (u64)qlen_pkts + segs > blue_threshold_pkts(params))
-		return false;
-	vars->idle_signalled = false;
-	return true;
-}
-
-/**
  * blue_should_drop() - the early drop/mark decision for one arriving packet
  * @vars:	state
  * @rnd:	a uniformly distributed random number
@@ -284,6 +261,32 @@ static inline bool blue_should_drop(const struct blue_vars *vars, u32 rnd)
 {
 	/* pm in Q32 is at most 2^32, above every u32: pm = 1 always drops */
 	return rnd < (vars->prob >> (BLUE_PROB_SHIFT - 32));
+}
+
+/**
+ * blue_segments_kept() - the early decisions of @segs arrivals in a row
+ * @vars:	state
+ * @segs:	the arrivals (a GSO skb's segments), all below the threshold
+ *		L (<= limit)
+ * @rnd:	draws a uniformly distributed random number; pm = 0 draws none
+ *
+ * Below L only the first of them can signal an event (an idle link), and
+ * the caller applies it first; the others signal none, and a decision
+ * changes no state. So their decisions in order, up to the first to be
+ * dropped or marked, are what they would meet one by one.
+ * Return: the arrivals kept before it (@segs if all are kept).
+ */
+static inline u32 blue_segments_kept(const struct blue_vars *vars, u32 segs,
+				     u32 (*rnd)(void))
+{
+	u32 kept;
+
+	if (!vars->prob)
+		return segs;
+	for (kept = 0; kept < segs; kept++)
+		if (blue_should_drop(vars, rnd()))
+			break;
+	return kept;
 }
 
 #endif /* AQM_CORE_BLUE_H */

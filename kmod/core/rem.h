@@ -500,24 +500,46 @@ static inline void rem_arrival(struct rem_vars *vars)
 }
 
 /**
- * rem_take_all() - take @segs arrivals in a row if all are queued
- * @params:	configuration
- * @vars:	state, updated when it returns true
- * @qlen_pkts:	wire packets queued before the first of them
- * @segs:	the arrivals (a GSO skb's segments)
+ * rem_should_drop() - the early drop/mark decision for one arriving packet
+ * @vars:	state
+ * @rnd:	a uniformly distributed random number
  *
- * At p = 0 REM neither drops nor marks: below the limit every arrival is
- * queued and only counted, as if each had come alone.
- * Return: true if all were counted and are to be queued.
+ * Return: true with probability p.
  */
-static inline bool rem_take_all(const struct rem_params *params,
-				struct rem_vars *vars, u32 qlen_pkts, u32 segs)
+static inline bool rem_should_drop(const struct rem_vars *vars, u32 rnd)
 {
-	if (vars->prob || (u64)qlen_pkts + segs > params->limit_pkts)
-		return false;
-	vars->arrivals_pkts = segs > U32_MAX - vars->arrivals_pkts ?
-			      U32_MAX : vars->arrivals_pkts + segs;
-	return true;
+	/* p in Q32 is at most 2^32, above every u32: p = 1 always drops */
+	return rnd < (vars->prob >> (REM_PROB_SHIFT - 32));
+}
+
+/**
+ * rem_segments_kept() - the arrivals and early decisions of @segs in a row
+ * @vars:	state, moved as by their arrivals and decisions
+ * @segs:	the arrivals (a GSO skb's segments), all below the limit
+ * @rnd:	draws a uniformly distributed random number; p = 0 draws none
+ *
+ * Each arrival counted and decided in order, as if each had come alone,
+ * up to the first to be dropped or marked: it is counted and its decision
+ * made, those after it are not. The price reads the queue only at its
+ * updates, so the count and the decisions are all an arrival changes.
+ * Return: the arrivals kept before it (@segs if all are kept).
+ */
+static inline u32 rem_segments_kept(struct rem_vars *vars, u32 segs,
+				    u32 (*rnd)(void))
+{
+	u32 kept;
+
+	if (!vars->prob) {
+		vars->arrivals_pkts = segs > U32_MAX - vars->arrivals_pkts ?
+				      U32_MAX : vars->arrivals_pkts + segs;
+		return segs;
+	}
+	for (kept = 0; kept < segs; kept++) {
+		rem_arrival(vars);
+		if (rem_should_drop(vars, rnd()))
+			break;
+	}
+	return kept;
 }
 
 /* Only a REM not told its bandwidth needs the dequeue rate */
@@ -540,19 +562,6 @@ static inline void rem_dequeued(const struct rem_params *params,
 {
 	aqm_dq_rate_dequeued(&vars->dq, pkts, qlen_after_pkts, now_ns,
 			     rem_update_period_ns(params));
-}
-
-/**
- * rem_should_drop() - the early drop/mark decision for one arriving packet
- * @vars:	state
- * @rnd:	a uniformly distributed random number
- *
- * Return: true with probability p.
- */
-static inline bool rem_should_drop(const struct rem_vars *vars, u32 rnd)
-{
-	/* p in Q32 is at most 2^32, above every u32: p = 1 always drops */
-	return rnd < (vars->prob >> (REM_PROB_SHIFT - 32));
 }
 
 #endif /* AQM_CORE_REM_H */

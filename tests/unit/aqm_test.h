@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdint.h>
+#include <string.h>
 
 static const char *aqm_test_suite = "unit";
 static int aqm_test_failures;
@@ -37,6 +38,49 @@ static inline uint64_t test_rand64(uint64_t *state)
 	x ^= x >> 27;
 	*state = x;
 	return x * 0x2545F4914F6CDD1DULL;
+}
+
+/*
+ * A counted source of random numbers for a core that draws through a
+ * callback: restart it from the same seed and two paths that must draw
+ * alike (a GSO skb's segments decided ahead, and one by one) meet the same
+ * numbers; test_draws says how many each took.
+ */
+static uint64_t test_draws_state;
+static long test_draws;
+
+static inline void test_draws_restart(uint64_t seed)
+{
+	test_draws_state = seed;
+	test_draws = 0;
+}
+
+static inline uint32_t test_draw(void)
+{
+	test_draws++;
+	return (uint32_t)test_rand64(&test_draws_state);
+}
+
+/*
+ * A GSO skb's segments decided ahead (by a core's *_segments_kept()), set
+ * against the same segments one by one: the arrivals kept before the first
+ * drop, the numbers drawn and the state after must all agree.
+ */
+struct test_ahead {
+	long whole, cut, differ;
+};
+
+static inline void test_ahead_tally(struct test_ahead *t, uint32_t segs,
+				    uint32_t kept_one, long draws_one,
+				    const void *state_one, uint32_t kept,
+				    const void *state, size_t state_size)
+{
+	t->differ += kept != kept_one || test_draws != draws_one ||
+		     memcmp(state_one, state, state_size) != 0;
+	if (kept == segs)
+		t->whole++;
+	else
+		t->cut++;
 }
 
 static inline double test_uniform(uint64_t *state)

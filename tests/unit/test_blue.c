@@ -376,56 +376,69 @@ static void test_drop_decision(void)
 	      drops, n);
 }
 
+/* an arrival's event applied as sch_blue's blue_note_event() applies it */
+static void arrival_event(const struct blue_params *params, struct blue_vars *vars,
+			  uint32_t qlen, uint64_t now)
+{
+	enum blue_event event = blue_arrival_event(params, vars, qlen);
+
+	if (blue_event_may_move(vars, event))
+		blue_apply_event(params, vars, event, now);
+}
+
 /*
- * A GSO skb's segments taken whole (blue_take_all()) leave the state as
- * their arrivals one by one do (each an event applied as the qdisc applies
- * it, then the tail and early decisions), and are taken only where every
- * one of those queues it; refused, the state is untouched. Random states:
- * pm 0 or not, queues near the threshold and the limit, the idle signal
- * set or not, pm frozen or not.
+ * sch_blue's blue_take_whole() below the threshold (the first segment's
+ * event, then blue_segments_kept()) leaves the state as the segments one
+ * by one do (each an event applied, then the tail and early decisions with
+ * the same random numbers) up to the first drop, and keeps as many: the
+ * same state after, the same numbers drawn. Random states: pm 0 or not,
+ * queues near the threshold and the limit, the idle signal set or not, pm
+ * frozen or not.
  */
-static void test_take_all(void)
+static void test_segments_kept(void)
 {
 	struct blue_params params;
-	struct blue_vars start, one, whole;
+	struct blue_vars start, one;
 	uint64_t rng = 29;
-	long i, differ = 0, taken = 0, refused = 0;
+	struct test_ahead t = { 0 };
+	long i, refused = 0;
 
 	setup(&params, &start);
 	params.limit_pkts = 200;
 	for (i = 0; i < 100000; i++) {
 		uint64_t r = test_rand64(&rng), now = 1000000000 + (r >> 40);
-		uint32_t segs = 1 + r % 64, qlen = (r >> 8) % 220, s, kept = 0;
+		uint32_t segs = 2 + r % 63, qlen = r & (1ULL << 25) ? 0 : (r >> 8) % 220;
+		uint32_t s, kept;
+		long one_draws;
 
 		params.threshold_pkts = r & (1ULL << 20) ? 0 : 1 + (r >> 24) % 200;
-		start.prob = r & (1ULL << 21) ? 0 : test_rand64(&rng) % (BLUE_PROB_ONE / 100);
+		start.prob = r & (1ULL << 21) ? 0 : test_rand64(&rng) % (BLUE_PROB_ONE / 20);
 		start.idle_signalled = r & (1ULL << 22);
 		start.changed = r & (1ULL << 23);
 		start.last_change_ns = now - (r >> 44);
+		if ((uint64_t)qlen + segs > blue_threshold_pkts(&params)) {
+			refused++;	/* cut with nothing done */
+			continue;
+		}
 		one = start;
+		test_draws_restart(r);
 		for (s = 0; s < segs; s++) {
-			enum blue_event event = blue_arrival_event(&params, &one, qlen + kept);
-
-			if (blue_event_may_move(&one, event))
-				blue_apply_event(&params, &one, event, now);
-			if (qlen + kept >= params.limit_pkts)
-				continue;
-			if (one.prob && blue_should_drop(&one, (uint32_t)test_rand64(&rng)))
-				continue;	/* dropped or marked */
-			kept++;
+			arrival_event(&params, &one, qlen + s, now);
+			if (qlen + s >= params.limit_pkts)
+				break;	/* not reached below the threshold */
+			if (one.prob && blue_should_drop(&one, test_draw()))
+				break;
 		}
-		whole = start;
-		if (blue_take_all(&params, &whole, qlen, segs)) {
-			taken++;
-			differ += kept != segs || memcmp(&one, &whole, sizeof(one)) != 0;
-		} else {
-			refused++;
-			differ += memcmp(&start, &whole, sizeof(start)) != 0;
-		}
+		one_draws = test_draws;
+		test_draws_restart(r);
+		arrival_event(&params, &start, qlen, now);
+		kept = blue_segments_kept(&start, segs, test_draw);
+		test_ahead_tally(&t, segs, s, one_draws, &one, kept, &start, sizeof(start));
 	}
-	check(differ == 0 && taken > 10000 && refused > 10000,
-	      "GSO segments taken whole leave the state as one by one (100000 random states: "
-	      "%ld taken, %ld refused, %ld differences)", taken, refused, differ);
+	check(t.differ == 0 && t.whole > 10000 && t.cut > 10000 && refused > 10000,
+	      "a GSO skb's events and decisions are its segments' one by one up to the first "
+	      "drop (100000 random states: %ld whole, %ld cut, %ld at the threshold; "
+	      "%ld differences)", t.whole, t.cut, refused, t.differ);
 }
 
 int main(void)
@@ -443,6 +456,6 @@ int main(void)
 		   0.5, 0.3, 1, 1e-15, 1e-15);
 	test_overload();
 	test_drop_decision();
-	test_take_all();
+	test_segments_kept();
 	return aqm_test_failures ? 1 : 0;
 }

@@ -1086,15 +1086,6 @@ static void test_empty_queue_rests(void)
 	}
 }
 
-static uint64_t draws_rng;
-static long draws;
-
-static uint32_t test_draw(void)
-{
-	draws++;
-	return (uint32_t)test_rand64(&draws_rng);
-}
-
 /*
  * pi_segments_kept() makes a GSO skb's decisions as its segments one by
  * one would (each the arrival it is, the backlog grown by those before it,
@@ -1107,7 +1098,8 @@ static void test_segments_kept(void)
 	struct pi_params params;
 	struct pi_vars start, one;
 	uint64_t rng = 31;
-	long i, differ = 0, whole = 0, cut = 0, floor_skips = 0;
+	struct test_ahead t = { 0 };
+	long i, floor_skips = 0;
 
 	pi_params_init(&params, 1514);
 	for (i = 0; i < 100000; i++) {
@@ -1121,8 +1113,7 @@ static void test_segments_kept(void)
 		start.accu = params.even_spacing && start.prob ?
 			     test_rand64(&rng) % PI_PROB_ONE : 0;
 		one = start;
-		draws_rng = r;
-		draws = 0;
+		test_draws_restart(r);
 		for (s = 0; s < segs; s++) {
 			uint64_t b = backlog + (uint64_t)s * 1514;
 
@@ -1130,21 +1121,15 @@ static void test_segments_kept(void)
 			if (pi_arrival_drops(&params, &one, b, test_draw))
 				break;
 		}
-		one_draws = draws;
-		draws_rng = r;
-		draws = 0;
+		one_draws = test_draws;
+		test_draws_restart(r);
 		kept = pi_segments_kept(&params, &start, backlog, 1514, segs, test_draw);
-		differ += kept != s || draws != one_draws ||
-			  memcmp(&one, &start, sizeof(one)) != 0;
-		if (kept == segs)
-			whole++;
-		else
-			cut++;
+		test_ahead_tally(&t, segs, s, one_draws, &one, kept, &start, sizeof(start));
 	}
-	check(differ == 0 && whole > 10000 && cut > 10000 && floor_skips > 1000,
+	check(t.differ == 0 && t.whole > 10000 && t.cut > 10000 && floor_skips > 1000,
 	      "a GSO skb's decisions are its segments' one by one up to the first drop "
 	      "(100000 random states: %ld whole, %ld cut, %ld decisions skipped below two "
-	      "packets of backlog; %ld differences)", whole, cut, floor_skips, differ);
+	      "packets of backlog; %ld differences)", t.whole, t.cut, floor_skips, t.differ);
 }
 
 int main(void)

@@ -433,52 +433,44 @@ static void test_drop_decision(void)
 }
 
 /*
- * A GSO skb's segments taken whole (rem_take_all()) leave the state as
- * their arrivals one by one do (each counted, then the tail and early
- * decisions), and are taken only where every one of those queues it;
- * refused, the state is untouched. Random states: p 0 or not, queues
- * near the limit, arrival counts near saturation.
+ * rem_segments_kept() counts and decides a GSO skb's segments as they
+ * would be one by one (each counted, then its early decision with the same
+ * random numbers) up to the first drop, and no more: the same count kept,
+ * the same state after, the same numbers drawn. Random states: p 0 or not,
+ * arrival counts near saturation.
  */
-static void test_take_all(void)
+static void test_segments_kept(void)
 {
-	struct rem_params params;
-	struct rem_vars start, one, whole;
+	struct rem_vars start, one;
 	uint64_t rng = 23;
-	long i, differ = 0, taken = 0, refused = 0, refused_all_kept = 0;
+	struct test_ahead t = { 0 };
+	long i;
 
-	setup(&params, 0.001, 1.001, 0.1, 1, 20, 1000000, 125000000);
-	params.limit_pkts = 200;
 	rem_vars_init(&start);
 	for (i = 0; i < 100000; i++) {
 		uint64_t r = test_rand64(&rng);
-		uint32_t segs = 1 + r % 64, qlen = (r >> 8) % 220, s, kept = 0;
+		uint32_t segs = 2 + r % 63, kept, s;
+		long one_draws;
 
-		start.prob = r & (1ULL << 20) ? 0 : test_rand64(&rng) % (REM_PROB_ONE / 1000);
+		start.prob = r & (1ULL << 20) ? 0 : test_rand64(&rng) % (REM_PROB_ONE / 50);
 		start.arrivals_pkts = r & (1ULL << 21) ? UINT32_MAX - (r >> 24) % 100 :
 				      (uint32_t)(r >> 32);
 		one = start;
+		test_draws_restart(r);
 		for (s = 0; s < segs; s++) {
 			rem_arrival(&one);
-			if (qlen + kept >= params.limit_pkts)
-				continue;
-			if (one.prob && rem_should_drop(&one, (uint32_t)test_rand64(&rng)))
-				continue;	/* dropped or marked */
-			kept++;
+			if (one.prob && rem_should_drop(&one, test_draw()))
+				break;
 		}
-		whole = start;
-		if (rem_take_all(&params, &whole, qlen, segs)) {
-			taken++;
-			differ += kept != segs || memcmp(&one, &whole, sizeof(one)) != 0;
-		} else {
-			refused++;
-			refused_all_kept += kept == segs;
-			differ += memcmp(&start, &whole, sizeof(start)) != 0;
-		}
+		one_draws = test_draws;
+		test_draws_restart(r);
+		kept = rem_segments_kept(&start, segs, test_draw);
+		test_ahead_tally(&t, segs, s, one_draws, &one, kept, &start, sizeof(start));
 	}
-	check(differ == 0 && taken > 10000 && refused > 10000,
-	      "GSO segments taken whole leave the state as one by one (100000 random states: "
-	      "%ld taken, %ld refused (%ld of which kept all by chance), %ld differences)",
-	      taken, refused, refused_all_kept, differ);
+	check(t.differ == 0 && t.whole > 10000 && t.cut > 10000,
+	      "a GSO skb's arrivals and decisions are its segments' one by one up to the "
+	      "first drop (100000 random states: %ld whole, %ld cut, %ld differences)",
+	      t.whole, t.cut, t.differ);
 }
 
 int main(void)
@@ -502,6 +494,6 @@ int main(void)
 	test_idle();
 	test_extremes();
 	test_drop_decision();
-	test_take_all();
+	test_segments_kept();
 	return aqm_test_failures ? 1 : 0;
 }
