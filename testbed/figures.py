@@ -219,7 +219,7 @@ def cubic(out):
     mean of its valid runs and their range, against issue 23's goal (the
     same numbers as issue 8's, for a delay target)."""
     target_ms = study.CUBIC_TARGET_MS
-    rows, stale = [], {}
+    rows, stale, invalid = [], {}, {}
     for rate in study.CUBIC_RATES_MBIT:
         for flows in study.CUBIC_FLOWS:
             for name, label, *_ in study.CUBIC:
@@ -229,11 +229,20 @@ def cubic(out):
                     if summ is None:
                         break
                     why_stale = campaign.stale(summ)
+                    point = "%s, %d Mbit/s, %d flows" % (label, rate, flows)
                     if usable(summ):
-                        runs.append(dict(summ["results"], scale=summ.get("scale")))
+                        runs.append(dict(summ["results"], scale=summ.get("scale"),
+                                         offloads=summ.get("offloads", {}).get("mode", "off")))
                     elif summ.get("valid") and why_stale:
-                        point = "%s, %d Mbit/s, %d flows: %s" % (label, rate, flows, why_stale)
+                        point += ": " + why_stale
                         stale[point] = stale.get(point, 0) + 1
+                    elif not summ.get("valid") and "error" not in summ:
+                        failed = [c for c, ok in summ.get("fidelity", {})
+                                  .get("checks", {}).items() if not ok]
+                        why = summ.get("invalid_reason") or (
+                            "fidelity check failed: " + ", ".join(failed) if failed else None)
+                        if why:
+                            invalid.setdefault(point, []).append(why)
                 if runs:
                     rows.append((label, rate, flows, runs))
     if not rows:
@@ -259,14 +268,17 @@ def cubic(out):
                 + (" (%d runs)" % len(measured) if len(measured) < len(runs) else "")
                 if measured else "-")
 
-    lines = ["| configuration | Mbit/s | flows | runs | k | utilisation % | delay mean (ms) "
-             "| delay sd (ms) | delay p99 (ms) | its own delay mean (ms) | loss % | goal met |",
-             "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|"]
+    lines = ["| configuration | Mbit/s | flows | runs | k | offloads | utilisation % "
+             "| delay mean (ms) | delay sd (ms) | delay p99 (ms) | its own delay mean (ms) "
+             "| loss % | goal met |",
+             "|---|--:|--:|--:|--:|---|--:|--:|--:|--:|--:|--:|---|"]
     for label, rate, flows, runs in rows:
         met = sum(not misses(r) for r in runs)
         missed = sorted({m for r in runs for m in misses(r)})
-        lines.append("| %s | %d | %d | %d | %s | %s | %s | %s | %s | %s | %s | %d of %d%s |" % (
+        lines.append("| %s | %d | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s "
+                     "| %d of %d%s |" % (
             label, rate, flows, len(runs), ", ".join(str(r["scale"]) for r in runs),
+            ", ".join(sorted({r["offloads"] for r in runs})),
             cell(runs, lambda r: 100 * r["utilisation"], "%.1f"),
             cell(runs, lambda r: r["queue_delay_ms"]["mean"], "%.1f"),
             cell(runs, lambda r: r["queue_delay_ms"]["std"], "%.1f"),
@@ -286,6 +298,11 @@ def cubic(out):
         text += ("\nNot shown, made before a fidelity rule they fail (stale): %s.\n"
                  % "; ".join("%s (%d run%s)" % (point, n, "s" if n > 1 else "")
                              for point, n in stale.items()))
+    if invalid:
+        text += ("\nNot shown, not valid (the fidelity check failed, or the run showed "
+                 "the machine fell behind): %s.\n"
+                 % "; ".join("%s: %s" % (point, "; ".join(why))
+                             for point, why in invalid.items()))
     with open(os.path.join(out, "cubic.md"), "w") as f:
         f.write(text)
     into_readme(out, CUBIC_BEGIN, CUBIC_END, text)
