@@ -29,12 +29,31 @@ static inline u32 aqm_gso_extra_pkts(const struct sk_buff *skb)
 /*
  * The wire length of each of a GSO skb's @segs (> 1) segments but the last:
  * qdisc_pkt_len_init() counted the headers once for each segment beyond
- * the first.
+ * the first. 0 where a size table (stab) changed the length: the segments'
+ * lengths are then unknown, and the skb must be cut to learn them.
  */
 static inline u32 aqm_gso_seg_bytes(const struct sk_buff *skb, u32 segs)
 {
-	return (qdisc_pkt_len(skb) - skb->len) / (segs - 1) +
-	       skb_shinfo(skb)->gso_size;
+	u32 seg_bytes = (qdisc_pkt_len(skb) - skb->len) / (segs - 1) +
+			skb_shinfo(skb)->gso_size;
+
+	if ((u64)seg_bytes * (segs - 1) >= qdisc_pkt_len(skb))
+		return 0;
+	return seg_bytes;
+}
+
+/*
+ * The end of a take_whole for a kind that decides a GSO skb's segments
+ * ahead: @kept of @segs kept, in order. All kept, the skb is queued whole;
+ * else it is cut, and its segments meet the enqueue with *@decided_segs =
+ * kept + 1 decisions made: kept, but the last, to be dropped or marked.
+ */
+static inline bool aqm_take_decided(u32 kept, u32 segs, u32 *decided_segs)
+{
+	if (kept == segs)
+		return true;
+	*decided_segs = kept + 1;
+	return false;
 }
 
 /*

@@ -199,8 +199,7 @@ static bool ared_take_whole(struct Qdisc *sch, const struct sk_buff *skb,
 	u32 seg_bytes = aqm_gso_seg_bytes(skb, segs);
 	u64 now_ns;
 
-	/* a size table (stab) may have changed the length: cut the skb */
-	if ((u64)seg_bytes * (segs - 1) >= qdisc_pkt_len(skb))
+	if (!seg_bytes)
 		return false;
 	now_ns = ared_arrival_needs_clock(&q->vars) ? ktime_get_ns() : 0;
 	if (!ared_take_all(&q->params, &q->vars,

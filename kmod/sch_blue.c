@@ -148,10 +148,7 @@ static bool blue_take_whole(struct Qdisc *sch, const struct sk_buff *skb,
 		return false;
 	blue_note_event(q, blue_arrival_event(&q->params, &q->vars, qlen));
 	kept = blue_segments_kept(&q->vars, segs, aqm_random_u32);
-	if (kept == segs)
-		return true;
-	q->decided_segs = kept + 1;
-	return false;
+	return aqm_take_decided(kept, segs, &q->decided_segs);
 }
 
 static int blue_qdisc_enqueue(struct sk_buff *skb, struct Qdisc *sch,

@@ -146,16 +146,12 @@ static bool pi_take_whole(struct Qdisc *sch, const struct sk_buff *skb,
 	u32 seg_bytes = aqm_gso_seg_bytes(skb, segs);
 	u32 kept;
 
-	if ((u64)qlen + segs > q->params.limit_pkts ||
-	    (u64)seg_bytes * (segs - 1) >= qdisc_pkt_len(skb))
+	if ((u64)qlen + segs > q->params.limit_pkts || !seg_bytes)
 		return false;
 	pi_timer_wake(q);
 	kept = pi_segments_kept(&q->params, &q->vars, sch->qstats.backlog,
 				seg_bytes, segs, aqm_random_u32);
-	if (kept == segs)
-		return true;
-	q->decided_segs = kept + 1;
-	return false;
+	return aqm_take_decided(kept, segs, &q->decided_segs);
 }
 
 static int pi_qdisc_enqueue(struct sk_buff *skb, struct Qdisc *sch,

@@ -161,10 +161,7 @@ static bool rem_take_whole(struct Qdisc *sch, const struct sk_buff *skb,
 		return false;
 	rem_timer_wake(q);
 	kept = rem_segments_kept(&q->vars, segs, aqm_random_u32);
-	if (kept == segs)
-		return true;
-	q->decided_segs = kept + 1;
-	return false;
+	return aqm_take_decided(kept, segs, &q->decided_segs);
 }
 
 static int rem_qdisc_enqueue(struct sk_buff *skb, struct Qdisc *sch,

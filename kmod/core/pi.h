@@ -64,17 +64,17 @@
  * keeps its precision.
  *
  * With flows 0 (tc's "flows auto") N is not configured but estimated: the
- * senders' response function inverted at the probability p in use (its
- * integral part, pi_design_flows_q16()) gives the window W(p), and
- * N = R C / W(p) flows of that window fill the pipe and the reference
- * queue. The gains are derived again when that N moves by more than
- * 1/2^PI_RETUNE_SHIFT, as for C; below N = 1 (p = 0 at the start)
- * the design is for one flow. A design for N- flows is stable for more
- * flows but slower with each: the senders' gain falls as 1/N to 1/N^2,
- * and with the margin's crossover the gains grow about as N (a design for
- * 4 gives 16 flows a quarter of the gains a design for 16 derives). With
- * the estimate, a link whose flow count is unknown or varies keeps the
- * designed loop at every load.
+ * senders' response function inverted at the probability p they meet (p
+ * averaged over about PI_FLOWS_MEAN_RTTS design round trips,
+ * pi_design_flows_q16()) gives the window W(p), and N = R C / W(p) flows
+ * of that window fill the pipe and the reference queue. The gains are
+ * derived again when that N moves by more than 1/2^PI_RETUNE_SHIFT, as for
+ * C; below N = 1 (p = 0 at the start) the design is for one flow. A
+ * design for N- flows is stable for more flows but slower with each: the
+ * senders' gain falls as 1/N to 1/N^2, and with the margin's crossover the
+ * gains grow about as N (a design for 4 gives 16 flows a quarter of the
+ * gains a design for 16 derives). With the estimate, a link whose flow
+ * count is unknown or varies keeps the designed loop at every load.
  * R is the design's: flows with shorter round trips make N look larger
  * (by (R / R_i)^(1/4) each for CUBIC, R / R_i for Reno), and so the loop
  * faster than designed, which the phase margin must then absorb.
@@ -123,6 +123,7 @@
 #define PI_DEFAULT_FLOWS	1
 #define PI_FLOWS_AUTO		0	/* N estimated from p */
 #define PI_FLOWS_SHIFT		16	/* an estimated N is Q16 */
+#define PI_FLOWS_MEAN_RTTS	8	/* horizon of the p flows auto reads */
 #define PI_RTT_MAX_US		10000000	/* 10 s */
 #define PI_TARGET_DELAY_MAX_US	10000000	/* 10 s */
 #define PI_USEC_PER_SEC_Q16	(1000000ULL << AQM_DQ_RATE_SHIFT)
@@ -248,9 +249,9 @@ struct pi_params {
  *		PI_NO_REFERENCE while C is unknown
  * @qdelay_us:	queue over C at the last update; PI_NO_DELAY while C is
  *		unknown
- * @integral:	p less the proportional part b e of the last update (p
- *		itself after a clamp), Q62: the operating point flows auto
- *		reads N from
+ * @mean_prob:	flows auto: p averaged over about PI_FLOWS_MEAN_RTTS
+ *		design round trips, Q62, the operating point N is read from;
+ *		else p itself
  * @clamped:	the last update put p at 0 or 1
  */
 struct pi_vars {
@@ -265,7 +266,7 @@ struct pi_vars {
 	u64 accu;
 	u32 ref_pkts;
 	u32 qdelay_us;
-	u64 integral;
+	u64 mean_prob;
 	bool clamped;
 };
 
@@ -320,7 +321,7 @@ static inline void pi_vars_init(struct pi_vars *vars)
 	vars->accu = 0;
 	vars->ref_pkts = PI_NO_REFERENCE;
 	vars->qdelay_us = PI_NO_DELAY;
-	vars->integral = 0;
+	vars->mean_prob = 0;
 	vars->clamped = false;
 }
 
@@ -577,11 +578,18 @@ static inline s64 pi_response_log2_window(u32 response, u32 cubic_c_micro,
 
 /*
  * N of the design, Q16: the configured fewest flows, or with PI_FLOWS_AUTO
- * R C / W(p) at the operating point (@vars->integral), at least 1 and at
- * most 2^32 (C and R not 0). Not at p itself: N would move b, and b p,
- * within each step (p up, N up, b up, p down by b |e|): measured, an
- * empty queue's p swinging between two values on every update instead of
- * falling.
+ * R C / W(p) at the operating point (@vars->mean_prob), at least 1 and at
+ * most 2^32 (C and R not 0).
+ *
+ * Not at p itself: N would move b, and b p, within each step (p up, N up,
+ * b up, p down by b |e|): measured, an empty queue's p swinging between
+ * two values on every update instead of falling. Nor at p's integral part:
+ * a queue that empties for a moment clamps p, and its integral, to 0, and
+ * N fell to one flow each time, with gains too small to hold the next rise
+ * (measured: 16 CUBIC flows at 400 Mbit/s, their queue empty for moments
+ * every few seconds, held 2.3 times the target, tail drops 90% of the
+ * loss). The mean over several round trips is the rate the senders meet,
+ * and a moment's empty queue barely moves it.
  */
 static inline u64 pi_design_flows_q16(const struct pi_params *params,
 				      const struct pi_vars *vars, u64 cap_q16,
@@ -591,12 +599,12 @@ static inline u64 pi_design_flows_q16(const struct pi_params *params,
 
 	if (params->flows != PI_FLOWS_AUTO)
 		return (u64)params->flows << PI_FLOWS_SHIFT;
-	if (!vars->integral)
+	if (!vars->mean_prob)
 		return 1ULL << PI_FLOWS_SHIFT;
 	log2_r = aqm_log2_q32(rtt_us, 0) - PI_LOG2_1E6;
 	log2_n = log2_r + aqm_log2_q32(cap_q16, AQM_DQ_RATE_SHIFT) -
 		 pi_response_log2_window(params->response, params->cubic_c_micro,
-					 aqm_log2_q32(vars->integral, PI_PROB_SHIFT),
+					 aqm_log2_q32(vars->mean_prob, PI_PROB_SHIFT),
 					 log2_r);
 	if (log2_n <= 0)
 		return 1ULL << PI_FLOWS_SHIFT;
@@ -610,7 +618,7 @@ static inline void pi_rest(struct pi_vars *vars)
 {
 	WRITE_ONCE(vars->prob, 0);
 	vars->accu = 0;
-	vars->integral = 0;
+	vars->mean_prob = 0;
 	vars->clamped = true;
 }
 
@@ -664,6 +672,29 @@ static inline void pi_retune(const struct pi_params *params,
 			       PI_GAINS_ESTIMATE);
 }
 
+/*
+ * Move @vars->mean_prob towards p by 1/2^s, 2^s the power of two of updates
+ * nearest below PI_FLOWS_MEAN_RTTS design round trips. Rounded down at
+ * each step, so that it settles (and the timer of an idle link can stop):
+ * at 0 when p is 0, rather than a few units above it.
+ */
+static inline void pi_average_prob(const struct pi_params *params,
+				   struct pi_vars *vars, u64 cap_q16)
+{
+	u64 rtt_us = cap_q16 ? pi_design_rtt_us(params, cap_q16) : params->rtt_us;
+	/* microseconds times millihertz: 10^9 of them make one update */
+	u64 updates = div_u64(PI_FLOWS_MEAN_RTTS * rtt_us * params->freq_mhz,
+			      AQM_NSEC_PER_SEC);
+	unsigned int shift = updates ? aqm_fls64(updates) - 1 : 0;
+
+	if (!params->autotune || params->flows != PI_FLOWS_AUTO) {
+		vars->mean_prob = vars->prob;	/* flows auto would start here */
+		return;
+	}
+	vars->mean_prob -= (vars->mean_prob + BIT_ULL(shift) - 1) >> shift;
+	vars->mean_prob += vars->prob >> shift;
+}
+
 /**
  * pi_update() - one step of the control law
  * @params:	configuration
@@ -701,7 +732,7 @@ static inline bool pi_update(const struct pi_params *params,
 	s64 err_old = (s64)vars->qold_pkts - ref_pkts;
 	u64 b_old = vars->b_frac;
 	struct aqm_s128 p;
-	u64 old_prob = vars->prob;
+	u64 old_prob = vars->prob, old_mean = vars->mean_prob;
 
 	pi_retune(params, vars, false);
 	if (vars->clamped)
@@ -723,13 +754,11 @@ static inline bool pi_update(const struct pi_params *params,
 					      PI_GAIN_SHIFT - PI_PROB_SHIFT));
 	WRITE_ONCE(vars->prob, aqm_s128_clamp(p, PI_PROB_ONE));
 	vars->clamped = !aqm_s128_within(p, PI_PROB_ONE);
-	if (!vars->clamped)
-		p = aqm_s128_add(p, aqm_s128_mul_frac(vars->b_frac, -err_now,
-						      PI_GAIN_SHIFT - PI_PROB_SHIFT));
-	vars->integral = aqm_s128_clamp(p, PI_PROB_ONE);
+	pi_average_prob(params, vars, cap_q16);
 	vars->qold_pkts = qlen_pkts;
 
-	return qlen_pkts || vars->prob != old_prob || err_old != err_now;
+	return qlen_pkts || vars->prob != old_prob || err_old != err_now ||
+	       vars->mean_prob != old_mean;
 }
 
 /* Autotune and a delay target need C: the dequeue rate, if not configured */

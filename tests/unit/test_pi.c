@@ -609,6 +609,7 @@ static void test_backlog_floor(void)
 	params.a_frac = params.b_frac = 1ULL << 50;
 	pi_retune(&params, &vars, true);
 	vars.prob = PI_PROB_ONE / 10;
+	vars.mean_prob = vars.prob;	/* as a law that put p there left it */
 	check(!pi_update(&params, &vars, 0) && !pi_update(&params, &vars, 0) &&
 	      vars.prob == PI_PROB_ONE / 10,
 	      "with a = b, p = 0.1 stays on an empty queue and the timer may sleep");
@@ -762,7 +763,7 @@ static void test_flows_estimate(void)
 					params.flows = PI_FLOWS_AUTO;
 					params.response = resp;
 					pi_vars_init(&vars);
-					vars.integral = (uint64_t)ldexp(p, PI_PROB_SHIFT);
+					vars.mean_prob = (uint64_t)ldexp(p, PI_PROB_SHIFT);
 					cap_q16 = (uint64_t)nearbyint(ldexp(c, 16));
 					worst = fmax(worst, fabs(ldexp((double)pi_design_flows_q16(
 						&params, &vars, cap_q16,
@@ -775,7 +776,7 @@ static void test_flows_estimate(void)
 	      worst, points);
 
 	/* at p = 0 the design is for one flow; at 16 flows' p, for 16 (N reads the
-	 * operating point, the integral part of p) */
+	 * operating point, p's mean) */
 	flows_auto_link(&params, &vars);
 	pi_retune(&params, &vars, true);
 	check(vars.tuned_flows_q16 == 1 << PI_FLOWS_SHIFT,
@@ -787,7 +788,7 @@ static void test_flows_estimate(void)
 		double w = 0.068 * c / 16;
 		uint64_t a_16, moved;
 
-		vars.integral = (uint64_t)ldexp(ref_response_p(PI_RESPONSE_CUBIC, w, 0.068),
+		vars.mean_prob = (uint64_t)ldexp(ref_response_p(PI_RESPONSE_CUBIC, w, 0.068),
 						PI_PROB_SHIFT);
 		pi_retune(&params, &vars, false);
 		fixed = vars;
@@ -802,11 +803,11 @@ static void test_flows_estimate(void)
 
 		/* 10% more p is ~7.4% more flows for CUBIC: inside the band */
 		a_16 = vars.a_frac;
-		vars.integral += vars.integral / 10;
+		vars.mean_prob += vars.mean_prob / 10;
 		pi_retune(&params, &vars, false);
 		moved = vars.a_frac;
 		check(moved == a_16, "flows auto: a 10%% rise of p keeps the gains (within the 12.5%% band)");
-		vars.integral += vars.integral / 2;
+		vars.mean_prob += vars.mean_prob / 2;
 		pi_retune(&params, &vars, false);
 		check(vars.a_frac > a_16 && vars.tuned_flows_q16 > 18 << PI_FLOWS_SHIFT,
 		      "flows auto: a 65%% rise of p re-derives them (%.2f flows, a %.6g)",
@@ -1016,10 +1017,10 @@ static void test_gain_changes(void)
 
 	flows_auto_link(&params, &vars);
 	vars.prob = (uint64_t)ldexp(3e-4, PI_PROB_SHIFT);
-	vars.integral = vars.prob;
+	vars.mean_prob = vars.prob;
 	/* open loop: the gains' own feedback may drive p to a bound; stop there */
 	for (n = 0; n < 20000 && p_min > 0 && p_max < 0.5; n++) {
-		/* a swing around a mean that moves, so the integral (N's source) does */
+		/* a swing around a mean that moves, so the mean of p (N's source) does */
 		int bias = n % 4000 < 2000 ? 80 : -80;
 		unsigned int q = (unsigned int)lrint(165 + bias + 80 * sin(2 * M_PI * n / 500.0));
 		long double err, p;
@@ -1067,7 +1068,7 @@ static void test_empty_queue_rests(void)
 		params.flows = flows[f];
 		/* settle near the reference with a p that means many flows */
 		vars.prob = (uint64_t)ldexp(3e-4, PI_PROB_SHIFT);
-		vars.integral = vars.prob;
+		vars.mean_prob = vars.prob;
 		for (n = 0; n < 50; n++)
 			pi_update(&params, &vars, 165);
 		for (n = 0; n < 40000; n++) {
@@ -1084,6 +1085,59 @@ static void test_empty_queue_rests(void)
 		      "flows %s: an empty queue takes p to 0 (after %d steps, %d retunes) and stays there; p rose %d times but at a retune",
 		      flows[f] == PI_FLOWS_AUTO ? "auto" : "16", zero_at, retunes, rises);
 	}
+}
+
+/*
+ * flows auto reads N from p's mean over about PI_FLOWS_MEAN_RTTS round
+ * trips: p at 0 on an empty queue for one round trip leaves the design
+ * near N, where N read from p's integral part fell to one flow at once;
+ * p at 0 for longer takes N down to one flow, and an idle link's mean
+ * settles at 0.
+ */
+static void test_flows_mean(void)
+{
+	struct pi_params params;
+	struct pi_vars vars;
+	double c, p16, after_dip, rtt_steps;
+	int n, steps_to_one = -1;
+	uint32_t ref;
+
+	flows_auto_link(&params, &vars);
+	c = ldexp((double)pi_bandwidth_q16(&params), -16);
+	p16 = ref_response_p(PI_RESPONSE_CUBIC, 0.068 * c / 16, 0.068);
+	vars.prob = (uint64_t)ldexp(p16, PI_PROB_SHIFT);
+	vars.mean_prob = vars.prob;
+	ref = pi_reference_pkts(&params, pi_bandwidth_q16(&params));
+	for (n = 0; n < 200; n++)	/* the queue at the reference: p holds */
+		pi_update(&params, &vars, ref);
+	check(fabs(ldexp((double)vars.tuned_flows_q16, -16) / 16 - 1) < 0.13,
+	      "flows auto, p held at 16 flows' %.3g: designed for %.2f flows",
+	      p16, ldexp((double)vars.tuned_flows_q16, -16));
+
+	/* a swing that clamped p to 0; the empty queue keeps it there */
+	rtt_steps = 0.068 * params.freq_mhz / 1000;
+	vars.prob = 0;
+	for (n = 0; n < (int)ceil(rtt_steps); n++)
+		pi_update(&params, &vars, 0);
+	after_dip = ldexp((double)vars.tuned_flows_q16, -16);
+	check(!vars.prob && after_dip >= 12,
+	      "flows auto: p at 0 on an empty queue for one round trip (%d updates) leaves the design at %.2f flows",
+	      (int)ceil(rtt_steps), after_dip);
+
+	for (n = 0; n < 100000 && steps_to_one < 0; n++) {
+		pi_update(&params, &vars, 0);
+		/* within the retune band of one flow: N <= 8/7 */
+		if (vars.tuned_flows_q16 <= (8 << PI_FLOWS_SHIFT) / 7)
+			steps_to_one = n;
+	}
+	check(steps_to_one > 0 && steps_to_one < 40 * rtt_steps,
+	      "flows auto: p at 0 for longer takes the design to one flow (in %.1f more round trips)",
+	      steps_to_one / rtt_steps);
+	for (n = 0; n < 100000 && pi_update(&params, &vars, 0); n++)
+		;
+	check(!vars.mean_prob && !pi_update(&params, &vars, 0),
+	      "flows auto: an idle link's mean reaches 0 and its timer may stop (%d more updates)",
+	      n);
 }
 
 /*
@@ -1161,6 +1215,7 @@ int main(void)
 	test_cubic_c();
 	test_gain_changes();
 	test_empty_queue_rests();
+	test_flows_mean();
 	test_shaper_bursts();
 	test_gso_dequeues();
 	test_skipped_dequeues();
