@@ -61,8 +61,8 @@ def finished(outdir, args):
 def stale(summary):
     """Why a run made before a later fidelity rule is not valid now (None
     if it is): senders that do not scale at its k (CUBIC unscaled), a
-    qdisc whose model of the senders does not, or CPUs too busy to carry
-    the run."""
+    qdisc whose model of the senders does not, CPUs too busy to carry the
+    run, or a qdisc whose law has changed since (autotuned pi)."""
     saturated = sc.cpu_saturated(summary.get("results", {}).get("cpu_busy"))
     if saturated:
         return saturated
@@ -78,7 +78,7 @@ def stale(summary):
     if "unscaled_model" not in emulated and \
             sc.unscaled_aqm_model(nominal.get("aqm", ""), args, k):
         return "pi's CUBIC model unscaled at k > 1"
-    return None
+    return sc.superseded_pi_law(nominal.get("aqm", ""), args, summary.get("date"))
 
 
 def build(tasks, env):

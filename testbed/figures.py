@@ -601,7 +601,7 @@ def run_plots(rundir):
     nominal = summ["nominal"]
     fig.suptitle("%s %s, %s nominal, k = %d%s%s" % (
         nominal["aqm"], nominal["aqm_args"], rate_text(nominal["bandwidth_bps"]),
-        summ["scale"], ", offloads on" if summ["offloads"]["mode"] == "on" else "",
+        summ["scale"], ", offloads on" if summ.get("offloads", {}).get("mode") == "on" else "",
         "" if summ["valid"] else " (INVALID)"))
     return save(plt, fig, os.path.join(rundir, "plots.png"))
 

@@ -321,6 +321,23 @@ def unscaled_aqm_model(kind, args, k):
             "for fewer flows than there are" % (k, k ** 0.75))
 
 
+# autotuned pi's law took its positional form (p = I + b e, the integral
+# kept through a clamp) at this time, UTC: runs made before it ran ns-2's
+PI_POSITIONAL_SINCE = "2026-12-05T10:30"
+
+
+def superseded_pi_law(kind, args, date):
+    """Why an autotuned pi run no longer measures pi as it is (None where
+    it does): made, by its date, before autotune's law took the positional
+    form, which holds a queue's mean at the target where ns-2's form let a
+    queue that ran empty settle under it. Gains set by hand keep ns-2's
+    form; a run without a date is not judged."""
+    toggles = [w for w in args.split() if w in ("autotune", "noautotune")]
+    if kind != "pi" or toggles[-1:] != ["autotune"] or not date or date >= PI_POSITIONAL_SINCE:
+        return None
+    return "autotuned pi in ns-2's form, made before its positional law (%s)" % PI_POSITIONAL_SINCE
+
+
 def cubic_bic_scale(k):
     """The tcp_cubic.bic_scale nearest CUBIC's nominal C at time scale k
     (0: none; scripts/experiment computes the same)."""

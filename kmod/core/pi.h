@@ -10,6 +10,22 @@
  * with q the instantaneous queue in packets. Each arriving packet is dropped
  * (or ECN-marked) with probability p.
  *
+ * Autotune runs the same law in its positional form, p = I + b e with
+ * e = q - q_ref and the integral I, the sum of (a - b) e, kept apart and
+ * held within [0, 1]. The two are one law while p stays within its bounds.
+ * Where p is clamped they part: ns-2's form forgets what the clamp took,
+ * so a queue that runs empty (p clamped to 0) restarts p from 0, and the
+ * integral it then holds is b times the error the queue left from, about
+ * b q_ref, whatever the senders need. Where b q_ref exceeds the p they
+ * need (high speed: b q_ref falls as 1/C, the senders' p faster), each
+ * empty queue leaves p too high, the queue empties again, and the mean
+ * settles under the reference (measured: 16 CUBIC flows at 400 Mbit/s,
+ * 20 ms target, queue empty 6-12% of the time, p at the reference
+ * 1.7-2.1e-4 for b q_ref 1.5-1.7e-4 where the flows met 1.2e-4: mean
+ * 11-14 ms). The positional form's integral keeps counting the error
+ * while p is clamped, so the mean error goes to 0. The study's PI (gains
+ * set by hand) keeps ns-2's form.
+ *
  * The reference q_ref is a packet count, or a queueing delay d: then
  * q_ref = d C, with C the link's rate in packets per second (the configured
  * bandwidth, or the dequeue rate measured while the queue is backlogged), so
@@ -249,10 +265,11 @@ struct pi_params {
  *		PI_NO_REFERENCE while C is unknown
  * @qdelay_us:	queue over C at the last update; PI_NO_DELAY while C is
  *		unknown
+ * @integral:	autotune: the law's integral I, within [0, 1], Q62; else
+ *		p itself (a change to autotune starts from it)
  * @mean_prob:	flows auto: p averaged over about PI_FLOWS_MEAN_RTTS
  *		design round trips, Q62, the operating point N is read from;
  *		else p itself
- * @clamped:	the last update put p at 0 or 1
  */
 struct pi_vars {
 	u64 prob;
@@ -266,8 +283,8 @@ struct pi_vars {
 	u64 accu;
 	u32 ref_pkts;
 	u32 qdelay_us;
+	u64 integral;
 	u64 mean_prob;
-	bool clamped;
 };
 
 /**
@@ -321,8 +338,8 @@ static inline void pi_vars_init(struct pi_vars *vars)
 	vars->accu = 0;
 	vars->ref_pkts = PI_NO_REFERENCE;
 	vars->qdelay_us = PI_NO_DELAY;
+	vars->integral = 0;
 	vars->mean_prob = 0;
-	vars->clamped = false;
 }
 
 /* Update period 1/freq in nanoseconds; freq_mhz >= PI_FREQ_MIN_MHZ */
@@ -613,13 +630,13 @@ static inline u64 pi_design_flows_q16(const struct pi_params *params,
 	return aqm_exp2_q32(log2_n, PI_FLOWS_SHIFT);
 }
 
-/* no law (C unknown): p = 0 with no proportional part in it, so no drops */
+/* no law (C unknown): p = 0 and no integral, so no drops */
 static inline void pi_rest(struct pi_vars *vars)
 {
 	WRITE_ONCE(vars->prob, 0);
 	vars->accu = 0;
+	vars->integral = 0;
 	vars->mean_prob = 0;
-	vars->clamped = true;
 }
 
 /**
@@ -705,20 +722,13 @@ static inline void pi_average_prob(const struct pi_params *params,
  * reference and the queue's delay at C for the dumps. q_old is compared
  * with the reference of now: d C moves the two errors alike.
  *
- * p = I + b e_old after each step, I the integral of (a - b) e: the step
- * p += a e - b' e_old takes out the b' e_old the previous step put in, so
- * b' is that step's b, not the one just re-derived. With the new b there,
- * each retune would leave (b' - b) e_old in p, and gains that follow the
- * queue (flows auto: N from p, p from the queue) would add those up into a
- * drift that the slow integral cannot outrun: measured, a queue held 4
- * times above its target. With fixed gains the two are the same.
- *
- * A step that clamps p breaks p = I + b e: p then holds no proportional
- * part to take out, and the next step takes b e_old out with the gains in
- * use, as the fixed-gain law does. Else a retune at the bound brings back
- * what the clamp took: flows auto designs for one flow at p = 0, with b
- * thousands of times smaller, and an empty queue's p would come back as
- * b' q_ref on every other step (measured: 0 and 4.3e-4 in turn).
+ * With autotune, p = I + b e (the positional form, above) with the gains
+ * of this step. Gains that follow the queue (flows auto: N from p, p from
+ * the queue) then move p by their change of b times e once, and nothing
+ * of it stays: in ns-2's form, p += a e - b e_old with b just re-derived
+ * left (b' - b) e_old in p at each retune, and the leftovers summed into
+ * a drift the slow integral could not outrun (measured: a queue held 4
+ * times above its target).
  *
  * Return: false when the queue is empty and the step changed nothing, so
  * the caller may stop its timer until the next packet arrives.
@@ -730,13 +740,11 @@ static inline bool pi_update(const struct pi_params *params,
 	u32 ref_pkts = pi_reference_pkts(params, cap_q16);
 	s64 err_now = (s64)qlen_pkts - ref_pkts;
 	s64 err_old = (s64)vars->qold_pkts - ref_pkts;
-	u64 b_old = vars->b_frac;
+	u64 old_prob = vars->prob, old_integral = vars->integral;
+	u64 old_mean = vars->mean_prob;
 	struct aqm_s128 p;
-	u64 old_prob = vars->prob, old_mean = vars->mean_prob;
 
 	pi_retune(params, vars, false);
-	if (vars->clamped)
-		b_old = vars->b_frac;
 	WRITE_ONCE(vars->ref_pkts, ref_pkts);
 	WRITE_ONCE(vars->qdelay_us, cap_q16 ? pi_delay_us(qlen_pkts, cap_q16) : PI_NO_DELAY);
 	if (ref_pkts == PI_NO_REFERENCE) {
@@ -747,18 +755,31 @@ static inline bool pi_update(const struct pi_params *params,
 	}
 
 	/* Q64 gains times packets, shifted to the Q62 scale of p */
-	p = aqm_s128_from_u64(vars->prob);
-	p = aqm_s128_add(p, aqm_s128_mul_frac(vars->a_frac, err_now,
-					      PI_GAIN_SHIFT - PI_PROB_SHIFT));
-	p = aqm_s128_add(p, aqm_s128_mul_frac(b_old, -err_old,
-					      PI_GAIN_SHIFT - PI_PROB_SHIFT));
-	WRITE_ONCE(vars->prob, aqm_s128_clamp(p, PI_PROB_ONE));
-	vars->clamped = !aqm_s128_within(p, PI_PROB_ONE);
+	if (params->autotune) {
+		p = aqm_s128_from_u64(vars->integral);
+		p = aqm_s128_add(p, aqm_s128_mul_frac(vars->a_frac, err_now,
+						      PI_GAIN_SHIFT - PI_PROB_SHIFT));
+		p = aqm_s128_add(p, aqm_s128_mul_frac(vars->b_frac, -err_now,
+						      PI_GAIN_SHIFT - PI_PROB_SHIFT));
+		vars->integral = aqm_s128_clamp(p, PI_PROB_ONE);
+		p = aqm_s128_from_u64(vars->integral);
+		p = aqm_s128_add(p, aqm_s128_mul_frac(vars->b_frac, err_now,
+						      PI_GAIN_SHIFT - PI_PROB_SHIFT));
+		WRITE_ONCE(vars->prob, aqm_s128_clamp(p, PI_PROB_ONE));
+	} else {
+		p = aqm_s128_from_u64(vars->prob);
+		p = aqm_s128_add(p, aqm_s128_mul_frac(vars->a_frac, err_now,
+						      PI_GAIN_SHIFT - PI_PROB_SHIFT));
+		p = aqm_s128_add(p, aqm_s128_mul_frac(vars->b_frac, -err_old,
+						      PI_GAIN_SHIFT - PI_PROB_SHIFT));
+		WRITE_ONCE(vars->prob, aqm_s128_clamp(p, PI_PROB_ONE));
+		vars->integral = vars->prob;	/* autotune would start here */
+	}
 	pi_average_prob(params, vars, cap_q16);
 	vars->qold_pkts = qlen_pkts;
 
 	return qlen_pkts || vars->prob != old_prob || err_old != err_now ||
-	       vars->mean_prob != old_mean;
+	       vars->integral != old_integral || vars->mean_prob != old_mean;
 }
 
 /* Autotune and a delay target need C: the dequeue rate, if not configured */

@@ -107,6 +107,18 @@ def test_finished():
             emulated={"unscaled_model": None}, **senders_checked)
         check(not reproduce.campaign.stale(json.load(open(os.path.join(d, "summary.json")))),
               "a run made under the model rule is judged by its own verdict")
+        for date, aqm_args, is_stale, what in (
+                ("2026-12-05T09:59:50+00:00", "target 20ms autotune flows auto", True,
+                 "autotuned, before the positional law"),
+                ("2026-12-05T12:00:00+00:00", "target 20ms autotune flows auto", False,
+                 "autotuned, after it"),
+                ("2026-12-01T12:00:00+00:00", "limit 2500 target 1000 a 1.822e-7 b 1.816e-7",
+                 False, "gains set by hand (ns-2's form still), before it"),
+                ("2026-12-01T12:00:00+00:00", "autotune noautotune", False,
+                 "autotune turned off again, before it")):
+            run(d, "10", 1, date=date, nominal={"aqm": "pi", "aqm_args": aqm_args})
+            check(bool(reproduce.campaign.stale(json.load(open(os.path.join(d, "summary.json")))))
+                  == is_stale, "pi's law: %s: %s" % (what, "stale" if is_stale else "not stale"))
         with open(os.path.join(d, "summary.json"), "w") as f:
             f.write('{"command": [')
         check(not reproduce.campaign.finished(d, args("10")), "a truncated summary: not done")
