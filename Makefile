@@ -243,6 +243,7 @@ functional: all
 	@mkdir -p $(BUILD)/results
 	$(VM_RUN) --kernel $(KVER) -- tests/functional/run --log $(BUILD)/results/functional.log \
 		|| echo "FAIL: vm: functional run exited $$?" >> $(BUILD)/results/functional.log
+	AQM_KERNEL_ROOT=$(KROOT) tests/vm/boot-watchdog $(BUILD)/results/functional.log $(KVER)
 
 # Debian 13's and unstable's kernels (tools/kernel-root, cached in
 # ~/.cache/classic-aqm): modules built for each, the functional tests booted

@@ -600,13 +600,14 @@ static inline s64 pi_response_log2_window(u32 response, u32 cubic_c_micro,
  *
  * Not at p itself: N would move b, and b p, within each step (p up, N up,
  * b up, p down by b |e|): measured, an empty queue's p swinging between
- * two values on every update instead of falling. Nor at p's integral part:
- * a queue that empties for a moment clamps p, and its integral, to 0, and
- * N fell to one flow each time, with gains too small to hold the next rise
- * (measured: 16 CUBIC flows at 400 Mbit/s, their queue empty for moments
- * every few seconds, held 2.3 times the target, tail drops 90% of the
- * loss). The mean over several round trips is the rate the senders meet,
- * and a moment's empty queue barely moves it.
+ * two values on every update instead of falling. Nor at the integral
+ * part of ns-2's form (p less b e), which a clamp of p at 0 resets: a
+ * queue empty for a moment took N to one flow each time, with gains too
+ * small to hold the next rise (measured: 16 CUBIC flows at 400 Mbit/s,
+ * their queue empty for moments every few seconds, held 2.3 times the
+ * target, tail drops 90% of the loss). The mean over several round trips
+ * is the rate the senders meet, and a moment's empty queue barely moves
+ * it.
  */
 static inline u64 pi_design_flows_q16(const struct pi_params *params,
 				      const struct pi_vars *vars, u64 cap_q16,
