@@ -299,6 +299,13 @@ def unscaled_senders(ccs, k, bic_scale):
     return why
 
 
+def pi_autotuned(kind, args):
+    """Whether a qdisc's arguments run pi with autotune (the last of
+    autotune and noautotune wins)."""
+    toggles = [w for w in args.split() if w in ("autotune", "noautotune")]
+    return kind == "pi" and toggles[-1:] == ["autotune"]
+
+
 def unscaled_aqm_model(kind, args, k):
     """Why a qdisc's own model of the senders does not behave at time scale
     k as at 1, judged on the arguments it ran with (None where it does).
@@ -309,9 +316,7 @@ def unscaled_aqm_model(kind, args, k):
     C = 0.4, expects windows k^0.75 times the senders' and designs for fewer
     flows than there are. Reno's and HighSpeed's windows do not depend on R."""
     words = args.split()
-    # the last of autotune and noautotune wins
-    toggles = [w for w in words if w in ("autotune", "noautotune")]
-    if k == 1 or kind != "pi" or toggles[-1:] != ["autotune"] or "cubic_c" in words:
+    if k == 1 or not pi_autotuned(kind, args) or "cubic_c" in words:
         return None
     response = words[words.index("response") + 1] if "response" in words[:-1] else "cubic"
     if response != "cubic":
@@ -332,8 +337,7 @@ def superseded_pi_law(kind, args, date):
     form, which holds a queue's mean at the target where ns-2's form let a
     queue that ran empty settle under it. Gains set by hand keep ns-2's
     form; a run without a date is not judged."""
-    toggles = [w for w in args.split() if w in ("autotune", "noautotune")]
-    if kind != "pi" or toggles[-1:] != ["autotune"] or not date or date >= PI_POSITIONAL_SINCE:
+    if not pi_autotuned(kind, args) or not date or date >= PI_POSITIONAL_SINCE:
         return None
     return "autotuned pi in ns-2's form, made before its positional law (%s)" % PI_POSITIONAL_SINCE
 

@@ -699,16 +699,18 @@ static inline void pi_retune(const struct pi_params *params,
 static inline void pi_average_prob(const struct pi_params *params,
 				   struct pi_vars *vars, u64 cap_q16)
 {
-	u64 rtt_us = cap_q16 ? pi_design_rtt_us(params, cap_q16) : params->rtt_us;
-	/* microseconds times millihertz: 10^9 of them make one update */
-	u64 updates = div_u64(PI_FLOWS_MEAN_RTTS * rtt_us * params->freq_mhz,
-			      AQM_NSEC_PER_SEC);
-	unsigned int shift = updates ? aqm_fls64(updates) - 1 : 0;
+	u64 rtt_us, updates;
+	unsigned int shift;
 
 	if (!params->autotune || params->flows != PI_FLOWS_AUTO) {
 		vars->mean_prob = vars->prob;	/* flows auto would start here */
 		return;
 	}
+	rtt_us = cap_q16 ? pi_design_rtt_us(params, cap_q16) : params->rtt_us;
+	/* microseconds times millihertz: 10^9 of them make one update */
+	updates = div_u64(PI_FLOWS_MEAN_RTTS * rtt_us * params->freq_mhz,
+			  AQM_NSEC_PER_SEC);
+	shift = updates ? aqm_fls64(updates) - 1 : 0;
 	vars->mean_prob -= (vars->mean_prob + BIT_ULL(shift) - 1) >> shift;
 	vars->mean_prob += vars->prob >> shift;
 }
