@@ -19,6 +19,9 @@ from netlab import Lab, RTR_IF, SRC, set_sysctl, sh
 RATE_MBIT = 4
 TARGET_PKTS = 30
 ALPHA = 0.1
+# the UDP test's offered load, in multiples of the capacity: at most 3 keeps
+# the fluid equilibrium's queue, b - (x - c) / alpha, above 0 (17 packets)
+OVERLOAD = 3
 SHAPER = ("qdisc add dev %s root handle 1: htb default 1; "
           "class add dev %s parent 1: classid 1:1 htb rate %dmbit burst 15k"
           % (RTR_IF, RTR_IF, RATE_MBIT))
@@ -119,10 +122,10 @@ def test_tcp_overload(check, with_offloads=False):
 
 
 def test_udp_equilibrium(check):
-    """An unresponsive 2x overload: the price climbs until the law balances."""
+    """An unresponsive 3x overload: the price climbs until the law balances."""
     with Lab() as lab:
         shaped_rem(lab, "bandwidth %dmbit" % RATE_MBIT)
-        client = netlab.udp_flood(pps=2 * RATE_MBIT * 1000000 // (8 * 1400), seconds=14)
+        client = netlab.udp_flood(pps=OVERLOAD * RATE_MBIT * 1000000 // (8 * 1400), seconds=14)
         timed = timed_samples(lab, 14)
         during = [s for _, s in timed]
         _, err = client.communicate()
@@ -139,9 +142,10 @@ def test_udp_equilibrium(check):
         check(during[-1]["capacity_mode"] == "fixed", "udp: capacity fixed by bandwidth")
         check(rising[-1] > rising[0] and max(prices) > 0,
               "udp: the price rises under overload (%.3g -> %.3g)" % (rising[0], rising[-1]))
-        # The sender offers 2c; a starved guest delivers less of it to the
-        # router (0.82 against c = 0.66 in one CI run), and what follows
-        # holds for any real overload: p is checked against this run's c/x.
+        # The sender offers 3c; a starved guest delivers much less of it to
+        # the router (of 2c offered: 1.24c in one CI run, 1.13c in another),
+        # and what follows holds for any real overload: p is checked against
+        # this run's c/x.
         check(x > c * 1.15, "udp: arrivals x = %.3g exceed capacity c = %.3g per interval "
               "(%.0f updates/s, %.0f packets/s served)"
               % (x, c, per_second(timed, "updates"), per_second(timed, "packets")))
