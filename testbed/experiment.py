@@ -548,11 +548,16 @@ def run_flows(net, name, leaf, cfg, workdir):
         timer.start()
     wall = duration * k
     ticks = 10
+    # the AQM's own view while the traffic runs (leaf_final comes after it,
+    # when estimates that follow p, such as pi's flows auto, have decayed)
+    leaf_during = []
     for tick in range(1, ticks + 1):
         t_next = t_first + wall * tick / ticks
         while time.monotonic() < t_next and any(c.poll() is None for c in clients):
             time.sleep(min(1, max(0, t_next - time.monotonic())))
         q = [x for x in tc_json(n1, db.BOTTLENECK_DEV) if x.get("handle") == db.LEAF_HANDLE]
+        if q and any(c.poll() is None for c in clients):
+            leaf_during.append(dict(q[0], t_s=(time.monotonic() - t0) / k))
         log("  %s: %3.0f/%g s nominal (%.0f s wall), queue %s pkts, drops %s"
             % (name, (time.monotonic() - t_first) / k, duration,
                time.monotonic() - t_first, q[0].get("qlen") if q else "?",
@@ -641,8 +646,10 @@ def run_flows(net, name, leaf, cfg, workdir):
             "rate_schedule_planned": steps or None, "rate_schedule": schedule,
             # the shaper's rate at the end, nominal bit/s
             "shaper_final_bps": shaper[0] * k if shaper else None,
-            # the AQM's own view at the end: counters, gains in use, estimates
+            # the AQM's own view at the end, after the traffic: counters,
+            # gains, estimates; and at each tenth of the run while it lasted
             "leaf_final": leaf_q[0] if leaf_q else None,
+            "leaf_during": leaf_during,
             "cpu_busy": (cpu1[0] - cpu0[0]) / max(1, cpu1[1] - cpu0[1]),
             # when the traffic present from the start had all started
             "start_offsets_s": sorted(initial) or [0.0]}
@@ -876,7 +883,8 @@ def one_run(net, cfg, spec, summary, ccs, warmup, workdir):
     res.update({"other_queue_drops": other_queue_drops(net),
                 **{key: run[key] for key in ("softnet_drops", "acks_per_data_pkt",
                                              "acking", "wrong_cc", "start_offsets_s",
-                                             "cpu_busy", "leaf_final", "rate_schedule",
+                                             "cpu_busy", "leaf_final", "leaf_during",
+                                             "rate_schedule",
                                              "rate_schedule_planned",
                                              "shaper_final_bps")}})
     summary["results"] = res

@@ -328,18 +328,24 @@ def unscaled_aqm_model(kind, args, k):
 
 # autotuned pi's law took its positional form (p = I + b e, the integral
 # kept through a clamp) at this time, UTC: runs made before it ran ns-2's
-PI_POSITIONAL_SINCE = "2026-12-05T10:30"
+# autotune's law as it changed, oldest first: from when (UTC), and what a
+# run made before it measured
+PI_LAW_CHANGES = (
+    ("2026-12-05T10:30", "autotuned pi in ns-2's form, made before its positional law"),
+    ("2026-12-05T13:40", "autotuned pi whose integral counted all of an overshoot, made "
+     "before it counted the error up to the reference"),
+)
 
 
 def superseded_pi_law(kind, args, date):
     """Why an autotuned pi run no longer measures pi as it is (None where
-    it does): made, by its date, before autotune's law took the positional
-    form, which holds a queue's mean at the target where ns-2's form let a
-    queue that ran empty settle under it. Gains set by hand keep ns-2's
+    it does): made, by its date, before a change of autotune's law
+    (PI_LAW_CHANGES; the first it predates). Gains set by hand keep ns-2's
     form; a run without a date is not judged."""
-    if not pi_autotuned(kind, args) or not date or date >= PI_POSITIONAL_SINCE:
+    if not pi_autotuned(kind, args) or not date:
         return None
-    return "autotuned pi in ns-2's form, made before its positional law (%s)" % PI_POSITIONAL_SINCE
+    return next(("%s (%s)" % (what, since) for since, what in PI_LAW_CHANGES
+                 if date < since), None)
 
 
 def cubic_bic_scale(k):

@@ -1143,6 +1143,18 @@ static void test_flows_mean(void)
 	      n);
 }
 
+/* autotune on a 100 Mbit/s link designed for 16 flows; returns q_ref */
+static uint32_t sixteen_flow_law(struct pi_params *params, struct pi_vars *vars)
+{
+	uint32_t ref;
+
+	flows_auto_link(params, vars);
+	params->flows = 16;
+	ref = pi_reference_pkts(params, pi_bandwidth_q16(params));
+	pi_retune(params, vars, true);
+	return ref;
+}
+
 /*
  * A swing to an empty queue that clamps p to 0: autotune's integral keeps
  * what the errors made it (p back at the reference is I + (a - b) times
@@ -1158,10 +1170,7 @@ static void test_clamp_keeps_integral(void)
 	uint32_t ref;
 	int n;
 
-	flows_auto_link(&params, &vars);
-	params.flows = 16;
-	ref = pi_reference_pkts(&params, pi_bandwidth_q16(&params));
-	pi_retune(&params, &vars, true);
+	ref = sixteen_flow_law(&params, &vars);
 	bref = ldexp((double)vars.b_frac, -64) * ref;
 	vars.prob = vars.integral = vars.mean_prob = (uint64_t)ldexp(bref / 5, PI_PROB_SHIFT);
 	pi_update(&params, &vars, ref);
@@ -1193,6 +1202,54 @@ static void test_clamp_keeps_integral(void)
 	check(fabs(p_manual / bref - 1) < 1e-6,
 	      "ns-2's form (gains set by hand): the same swing brings p back at b q_ref (%.4g, b q_ref %.4g)",
 	      p_manual, bref);
+}
+
+/*
+ * Autotune's integral counts the error up to q_ref, the proportional part
+ * all of it: an overshoot to 5 q_ref winds I up by (a - b) q_ref an update,
+ * no more than an empty queue unwinds it, with p = I + b 4 q_ref meanwhile;
+ * within twice the reference the law is unchanged.
+ */
+static void test_integral_counts_up_to_reference(void)
+{
+	struct pi_params params;
+	struct pi_vars vars;
+	long double i0, ki, i_over, i_empty, i_within, b;
+	double p_over;
+	uint32_t ref;
+	int n;
+
+	ref = sixteen_flow_law(&params, &vars);
+	ki = ldexpl((long double)(vars.a_frac - vars.b_frac), -64);
+	b = ldexpl((long double)vars.b_frac, -64);
+	vars.prob = vars.integral = vars.mean_prob = (uint64_t)ldexp(1e-3, PI_PROB_SHIFT);
+	vars.qold_pkts = ref;
+	i0 = ldexpl((long double)vars.integral, -PI_PROB_SHIFT);
+
+	for (n = 0; n < 50; n++)
+		pi_update(&params, &vars, 5 * ref);
+	i_over = ldexpl((long double)vars.integral, -PI_PROB_SHIFT);
+	p_over = ldexp((double)vars.prob, -PI_PROB_SHIFT);
+	check(fabsl((i_over - i0) / (50 * ki * ref) - 1) < 1e-6,
+	      "autotune: 50 updates at 5 q_ref add 50 (a - b) q_ref to I, not 50 (a - b) 4 q_ref (%.6Lg, expected %.6Lg)",
+	      i_over - i0, 50 * ki * ref);
+	check(fabsl(p_over / (i_over + b * 4 * ref) - 1) < 1e-6,
+	      "autotune: the proportional part takes all of the error there: p = I + b 4 q_ref (%.6g)",
+	      p_over);
+
+	for (n = 0; n < 50; n++)
+		pi_update(&params, &vars, 0);
+	i_empty = ldexpl((long double)vars.integral, -PI_PROB_SHIFT);
+	check(fabsl(i_empty / i0 - 1) < 1e-9,
+	      "autotune: as many updates of empty queue take it back (I %.9Lg, it was %.9Lg)",
+	      i_empty, i0);
+
+	for (n = 0; n < 50; n++)
+		pi_update(&params, &vars, 2 * ref);
+	i_within = ldexpl((long double)vars.integral, -PI_PROB_SHIFT);
+	check(fabsl((i_within - i_empty) / (50 * ki * ref) - 1) < 1e-6,
+	      "autotune: within twice the reference the integral counts all of the error (%.6Lg, expected %.6Lg)",
+	      i_within - i_empty, 50 * ki * ref);
 }
 
 /*
@@ -1272,6 +1329,7 @@ int main(void)
 	test_empty_queue_rests();
 	test_flows_mean();
 	test_clamp_keeps_integral();
+	test_integral_counts_up_to_reference();
 	test_shaper_bursts();
 	test_gso_dequeues();
 	test_skipped_dequeues();

@@ -110,8 +110,11 @@ def test_finished():
         for date, aqm_args, is_stale, what in (
                 ("2026-12-05T09:59:50+00:00", "target 20ms autotune flows auto", True,
                  "autotuned, before the positional law"),
-                ("2026-12-05T12:00:00+00:00", "target 20ms autotune flows auto", False,
-                 "autotuned, after it"),
+                ("2026-12-05T12:00:00+00:00", "target 20ms autotune flows auto", True,
+                 "autotuned, after it, before the integral counted the error up to the "
+                 "reference"),
+                ("2026-12-05T14:00:00+00:00", "target 20ms autotune flows auto", False,
+                 "autotuned, after both"),
                 ("2026-12-01T12:00:00+00:00", "limit 2500 target 1000 a 1.822e-7 b 1.816e-7",
                  False, "gains set by hand (ns-2's form still), before it"),
                 ("2026-12-01T12:00:00+00:00", "autotune noautotune", False,
