@@ -268,14 +268,27 @@ def cubic(out):
                 + (" (%d runs)" % len(measured) if len(measured) < len(runs) else "")
                 if measured else "-")
 
+    def flows_read(runs):
+        """pi's flows auto: the N its gains were derived for while the
+        traffic ran (the median of its snapshots after the warm-up), over
+        the runs that recorded it."""
+        read = [statistics.median(q["tuned_flows"] for q in during)
+                for during in ([q for q in r.get("leaf_during") or []
+                                if q.get("tuned_flows") is not None
+                                and q["t_s"] >= r["window_s"][0]] for r in runs)
+                if during]
+        return (cell(read, float, "%.1f")
+                + (" (%d runs)" % len(read) if len(read) < len(runs) else "")
+                if read else "-")
+
     lines = ["| configuration | Mbit/s | flows | runs | k | offloads | utilisation % "
              "| delay mean (ms) | delay sd (ms) | delay p99 (ms) | its own delay mean (ms) "
-             "| loss % | goal met |",
-             "|---|--:|--:|--:|--:|---|--:|--:|--:|--:|--:|--:|---|"]
+             "| flows read | loss % | goal met |",
+             "|---|--:|--:|--:|--:|---|--:|--:|--:|--:|--:|--:|--:|---|"]
     for label, rate, flows, runs in rows:
         met = sum(not misses(r) for r in runs)
         missed = sorted({m for r in runs for m in misses(r)})
-        lines.append("| %s | %d | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s "
+        lines.append("| %s | %d | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s "
                      "| %d of %d%s |" % (
             label, rate, flows, len(runs), ", ".join(str(r["scale"]) for r in runs),
             ", ".join(sorted({r["offloads"] for r in runs})),
@@ -283,7 +296,7 @@ def cubic(out):
             cell(runs, lambda r: r["queue_delay_ms"]["mean"], "%.1f"),
             cell(runs, lambda r: r["queue_delay_ms"]["std"], "%.1f"),
             cell(runs, lambda r: r["queue_delay_ms"]["p99"], "%.1f"),
-            own_delay(runs),
+            own_delay(runs), flows_read(runs),
             cell(runs, lambda r: 100 * r["loss_rate"], "%.3f"),
             met, len(runs), " (missed: %s)" % ", ".join(missed) if missed else ""))
     text = ("Goal (issue 23): utilisation >= %d%%, mean queueing delay within %d%% of %s, "
@@ -291,7 +304,9 @@ def cubic(out):
             "over the valid runs (min-max); k: each run's time scale. The delay is the "
             "backlog over the link's rate, sampled every 10 ms; its own: the delay the "
             "qdisc itself measured at the same samples (pi: backlog over its rate estimate; pie: the last packet's sojourn; "
-            "dualpi2: the classic queue head's wait so far), where recorded.\n\n"
+            "dualpi2: the classic queue head's wait so far), where recorded. Flows read: "
+            "the N pi's flows auto designed for while the traffic ran (its tc -s at each "
+            "tenth of the run after the warm-up, the median), where recorded.\n\n"
             % (100 * GOAL_UTILISATION, 100 * GOAL_MEAN_ERROR, study.CUBIC_TARGET,
                100 * GOAL_SD) + "\n".join(lines) + "\n")
     if stale:

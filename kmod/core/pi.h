@@ -738,7 +738,7 @@ static inline void pi_average_prob(const struct pi_params *params,
  * The integral counts the error within [-q_ref, q_ref] (at least one
  * packet up), the proportional part all of it. An empty queue bounds the
  * error below at -q_ref and nothing bounds it above, so an overshoot (slow
- * start's: 700-1300 packets for a 160-packet reference, 4 CUBIC flows at
+ * start's: 700-1300 packets for a 166-packet reference, 4 CUBIC flows at
  * 100 Mbit/s) wound the integral up many times faster than an empty queue
  * could unwind it, at the slow rate of the design's zero (a time constant
  * of 12 s there): the queue then sat under its target for most of a run.
