@@ -261,25 +261,29 @@ def cubic(out):
             ("mean", abs(d["mean"] - target_ms) > GOAL_MEAN_ERROR * target_ms),
             ("sd", d["std"] > GOAL_SD * target_ms)) if bad]
 
+    def recorded(values, runs):
+        """A cell over the runs that recorded the figure, and how many did
+        where not all; "-" where none did."""
+        return (cell(values, float, "%.1f")
+                + (" (%d runs)" % len(values) if len(values) < len(runs) else "")
+                if values else "-")
+
     def own_delay(runs):
         """The qdisc's own delay figure, over the runs that recorded it."""
-        measured = [r for r in runs if r.get("qdisc_delay_ms")]
-        return (cell(measured, lambda r: r["qdisc_delay_ms"]["mean"], "%.1f")
-                + (" (%d runs)" % len(measured) if len(measured) < len(runs) else "")
-                if measured else "-")
+        return recorded([r["qdisc_delay_ms"]["mean"] for r in runs if r.get("qdisc_delay_ms")],
+                        runs)
 
     def flows_read(runs):
         """pi's flows auto: the N its gains were derived for while the
         traffic ran (the median of its snapshots after the warm-up), over
         the runs that recorded it."""
-        read = [statistics.median(q["tuned_flows"] for q in during)
-                for during in ([q for q in r.get("leaf_during") or []
-                                if q.get("tuned_flows") is not None
-                                and q["t_s"] >= r["window_s"][0]] for r in runs)
-                if during]
-        return (cell(read, float, "%.1f")
-                + (" (%d runs)" % len(read) if len(read) < len(runs) else "")
-                if read else "-")
+        read = []
+        for r in runs:
+            during = [q["tuned_flows"] for q in r.get("leaf_during") or []
+                      if q.get("tuned_flows") is not None and q["t_s"] >= r["window_s"][0]]
+            if during:
+                read.append(statistics.median(during))
+        return recorded(read, runs)
 
     lines = ["| configuration | Mbit/s | flows | runs | k | offloads | utilisation % "
              "| delay mean (ms) | delay sd (ms) | delay p99 (ms) | its own delay mean (ms) "

@@ -326,8 +326,6 @@ def unscaled_aqm_model(kind, args, k):
             "for fewer flows than there are" % (k, k ** 0.75))
 
 
-# autotuned pi's law took its positional form (p = I + b e, the integral
-# kept through a clamp) at this time, UTC: runs made before it ran ns-2's
 # autotune's law as it changed, oldest first: from when (UTC), and what a
 # run made before it measured
 PI_LAW_CHANGES = (
