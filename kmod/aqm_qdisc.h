@@ -127,15 +127,14 @@ static inline int aqm_enqueue_tail(struct sk_buff *skb, struct Qdisc *sch,
  * counted as one packet it would make limit, target, arrivals and the rate
  * estimate skb counts, and one drop would cut ~44 segments at once. Each
  * segment is one arrival. Where @take_whole finds that every one of them
- * is queued (it applies their arrivals then: pi, rem and blue by making
- * their decisions up to the first drop or mark, ared where none is
- * possible), the skb is queued whole, as a NIC with segmentation offload
+ * is queued (it makes their decisions then, in order, up to the first
+ * drop or mark), the skb is queued whole, as a NIC with segmentation offload
  * takes it: the decisions are those of the segments one by one, and the
  * software segmentation is saved (make bench: ~2.2 times pfifo's cost per
  * wire packet when cut here). Otherwise it is cut and each segment meets
  * @enqueue_one, which takes the decisions @take_whole made from
- * *@decided_segs (NULL for a kind that makes none ahead). @gso_extra_pkts counts
- * the segments queued beyond one per skb (dumps read it without the lock).
+ * *@decided_segs. @gso_extra_pkts counts the segments queued beyond one per
+ * skb (dumps read it without the lock).
  * Never inlined: inlined, its stack frame made every packet's enqueue save
  * and restore six registers (make bench-account: 24 instructions), GSO or
  * not. Callers test skb_is_gso() first, unlikely().
@@ -156,8 +155,7 @@ static noinline int aqm_enqueue_gso(struct sk_buff *skb, struct Qdisc *sch,
 					max_qlen_pkts);
 	}
 	ret = aqm_enqueue_segments(skb, sch, to_free, enqueue_one);
-	if (decided_segs)
-		*decided_segs = 0;	/* a failed cut leaves some unused */
+	*decided_segs = 0;	/* a failed cut leaves some unused */
 	return ret;
 }
 

@@ -30,6 +30,8 @@ struct ared_sched_data {
 	struct hrtimer timer;
 	bool timer_idle;	/* stopped: idle queue or nothing to do */
 	u32 gso_extra_pkts;	/* GSO skbs queued whole: aqm_wire_qlen() */
+	u32 decided_segs;	/* of a cut skb's segments: ared_take_whole() */
+	enum ared_verdict decided_verdict;	/* the last decided one's */
 	struct Qdisc *sch;
 };
 
@@ -172,6 +174,23 @@ static noinline int ared_enqueue_judged(struct sk_buff *skb, struct Qdisc *sch,
 }
 
 /*
+ * A segment of a GSO skb ared_take_whole() cut has had its decision made
+ * there: queued, but the last of decided_segs, whose verdict is carried out.
+ */
+static noinline int ared_enqueue_decided(struct sk_buff *skb,
+					 struct Qdisc *sch,
+					 struct sk_buff **to_free)
+{
+	struct ared_sched_data *q = qdisc_priv(sch);
+	u32 qlen = aqm_wire_qlen(sch, q->gso_extra_pkts);
+
+	if (!--q->decided_segs &&
+	    ared_carry_out(skb, sch, q->decided_verdict))
+		return qdisc_drop(skb, sch, to_free);
+	return aqm_enqueue_tail(skb, sch, qlen + 1, &q->stats.max_qlen_pkts);
+}
+
+/*
  * One wire packet. An arrival at rest (empty queue, empty average: every
  * packet on a link that keeps up) that need not restart the timer only
  * counts itself: done here, without the frame the whole decision needs
@@ -183,6 +202,8 @@ static int ared_enqueue_one(struct sk_buff *skb, struct Qdisc *sch,
 {
 	struct ared_sched_data *q = qdisc_priv(sch);
 
+	if (unlikely(q->decided_segs))
+		return ared_enqueue_decided(skb, sch, to_free);
 	if (likely(ared_at_rest(&q->vars, sch->q.qlen)) &&
 	    !ared_timer_due(q)) {
 		ared_rest_arrival(&q->vars, qdisc_pkt_len(skb));
@@ -191,24 +212,32 @@ static int ared_enqueue_one(struct sk_buff *skb, struct Qdisc *sch,
 	return ared_enqueue_judged(skb, sch, to_free);
 }
 
-/* a GSO skb's segments, all queued if RED keeps them all */
+/*
+ * A GSO skb's segments, decided one by one up to the first drop or mark:
+ * all queued, it is queued whole; else cut, its segments meeting
+ * ared_enqueue_one() with the decisions made. So an skb is cut only where
+ * one of its segments is dropped or marked, not wherever avg is above
+ * min_th. Where the limit meets a segment (or a size table changed the
+ * lengths), it is cut with none made.
+ */
 static bool ared_take_whole(struct Qdisc *sch, const struct sk_buff *skb,
 			    u32 segs)
 {
 	struct ared_sched_data *q = qdisc_priv(sch);
+	u32 qlen = aqm_wire_qlen(sch, q->gso_extra_pkts);
 	u32 seg_bytes = aqm_gso_seg_bytes(skb, segs);
 	u64 now_ns;
+	u32 kept;
 
-	if (!seg_bytes)
-		return false;
-	now_ns = ared_arrival_needs_clock(&q->vars) ? ktime_get_ns() : 0;
-	if (!ared_take_all(&q->params, &q->vars,
-			   aqm_wire_qlen(sch, q->gso_extra_pkts), seg_bytes,
-			   qdisc_pkt_len(skb) - (segs - 1) * seg_bytes, segs,
-			   now_ns))
+	if ((u64)qlen + segs > q->params.limit_pkts || !seg_bytes)
 		return false;
 	ared_timer_wake(q);
-	return true;
+	now_ns = ared_arrival_needs_clock(&q->vars) ? ktime_get_ns() : 0;
+	kept = ared_segments_kept(&q->params, &q->vars, qlen, seg_bytes,
+				  qdisc_pkt_len(skb) - (segs - 1) * seg_bytes,
+				  segs, now_ns, aqm_random_u32,
+				  &q->decided_verdict);
+	return aqm_take_decided(kept, segs, &q->decided_segs);
 }
 
 static int ared_qdisc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
@@ -218,7 +247,7 @@ static int ared_qdisc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 
 	if (unlikely(skb_is_gso(skb)))
 		return aqm_enqueue_gso(skb, sch, to_free, &q->gso_extra_pkts,
-				       NULL, &q->stats.max_qlen_pkts,
+				       &q->decided_segs, &q->stats.max_qlen_pkts,
 				       ared_take_whole, ared_enqueue_one);
 	return ared_enqueue_one(skb, sch, to_free);
 }
@@ -487,6 +516,7 @@ static void ared_reset(struct Qdisc *sch)
 
 	qdisc_reset_queue(sch);
 	WRITE_ONCE(q->gso_extra_pkts, 0);
+	q->decided_segs = 0;
 	ared_vars_reset(&q->params, &q->vars, ktime_get_ns());
 }
 

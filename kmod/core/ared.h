@@ -654,46 +654,42 @@ ared_draw_verdict(const struct ared_params *params, struct ared_vars *vars,
 }
 
 /**
- * ared_take_all() - take @segs arrivals in a row if all are queued
+ * ared_segments_kept() - the decisions of @segs arrivals in a row
  * @params:	configuration
- * @vars:	state, updated when it returns true
+ * @vars:	state, moved as by their decisions
  * @qlen_pkts:	wire packets queued before the first of them
  * @seg_bytes:	the length of each but the last
  * @last_bytes:	the last one's
- * @segs:	the arrivals (a GSO skb's segments)
+ * @segs:	the arrivals (a GSO skb's segments), all below the limit
  * @now_ns:	their arrival time
+ * @rnd:	where a decision draws its random number
+ * @verdict:	set to the decision of the first not simply queued
  *
- * Each arrival steps the average, so their decisions are taken one by one,
- * on a copy of the state: only if every one is ARED_ENQUEUE (no drop, no
- * mark, no random draw) does the copy's outcome become @vars' (what an
- * ARED_ENQUEUE decision changes: the average, the idle flag, the count,
- * old and p_b; the dumps read the average and p_b without the lock).
- * Return: true if all were taken and are to be queued.
+ * Each arrival's decision in order, as if each had come alone and those
+ * before it were queued (each steps the average), up to the first that is
+ * dropped or marked: its decision is made, with its random draw, and those
+ * after it are not.
+ * Return: the arrivals queued before it (@segs if all are).
  */
-static inline bool ared_take_all(const struct ared_params *params,
-				 struct ared_vars *vars, u32 qlen_pkts,
-				 u32 seg_bytes, u32 last_bytes, u32 segs,
-				 u64 now_ns)
+static inline u32 ared_segments_kept(const struct ared_params *params,
+				     struct ared_vars *vars, u32 qlen_pkts,
+				     u32 seg_bytes, u32 last_bytes, u32 segs,
+				     u64 now_ns, u32 (*rnd)(void),
+				     enum ared_verdict *verdict)
 {
-	struct ared_vars trial = *vars;
-	u32 i;
+	u32 kept;
 
-	if ((u64)qlen_pkts + segs > params->limit_pkts)
-		return false;
-	for (i = 0; i < segs; i++)
-		if (ared_enqueue_verdict(params, &trial, qlen_pkts + i,
-					 i + 1 < segs ? seg_bytes : last_bytes,
-					 now_ns) != ARED_ENQUEUE)
-			return false;
-	vars->idle = trial.idle;
-	vars->avg_pkts = trial.avg_pkts;
-	vars->avg_frac = trial.avg_frac;
-	WRITE_ONCE(vars->avg_q32, trial.avg_q32);
-	WRITE_ONCE(vars->prob, trial.prob);
-	vars->count = trial.count;
-	vars->count_bytes = trial.count_bytes;
-	vars->old = trial.old;
-	return true;
+	for (kept = 0; kept < segs; kept++) {
+		*verdict = ared_enqueue_verdict(params, vars, qlen_pkts + kept,
+						kept + 1 < segs ? seg_bytes :
+								  last_bytes,
+						now_ns);
+		if (*verdict == ARED_DRAW)
+			*verdict = ared_draw_verdict(params, vars, rnd());
+		if (*verdict != ARED_ENQUEUE)
+			break;
+	}
+	return kept;
 }
 
 /* --- idle periods and the dequeue-rate estimate ------------------------- */

@@ -624,82 +624,89 @@ static void test_rest_arrival(void)
 }
 
 /*
- * A GSO skb's segments taken whole (ared_take_all()) leave the state as
- * their decisions one by one do, and are taken only where every one of
- * those queues it: bursts of 1 to 64 segments, each with its own random
- * number, fed both ways to a queue that swings between light load and
- * overload (avg crossing min and max, drops, marks, draws).
+ * One arrival as the qdisc's segment path decides it: its verdict, with
+ * the random draw where it needs one.
  */
-static void test_take_all(void)
+static enum ared_verdict segment_arrival(const struct ared_params *p,
+				     struct ared_vars *v, uint32_t qlen,
+				     uint32_t bytes, uint64_t now)
+{
+	enum ared_verdict d;
+
+	d = ared_enqueue_verdict(p, v, qlen, bytes,
+				 ared_arrival_needs_clock(v) ? now : 0);
+	return d == ARED_DRAW ? ared_draw_verdict(p, v, test_draw()) : d;
+}
+
+/*
+ * ared_segments_kept() makes a GSO skb's decisions as its segments one by
+ * one would (each stepping the average, the queue grown by those before
+ * it, the same random numbers) up to the first dropped or marked, and no
+ * more: the same count queued, the same verdict for that one, the same
+ * state after, the same numbers drawn. Bursts of 2 to 64 segments (the
+ * last of any length) into a queue that swings between light load and
+ * overload (avg crossing min and max, gentle, drops, marks, draws), fed
+ * both ways; the queue then runs on with the reference's state.
+ */
+static void test_segments_kept(void)
 {
 	struct ared_params p;
-	struct ared_vars one[1], whole[1];
-	uint32_t qlen_one = 0, qlen_whole = 0, rnd[64];
+	struct ared_vars one[1], ahead[1];
+	struct test_ahead t = { 0 };
+	uint32_t qlen = 0;
 	uint64_t rng = 17, now = 1000000;
-	long i, differ = 0, taken = 0, cut = 0, lost = 0;
+	long i, verdicts_differ = 0, marks = 0;
 
 	setup(&p, one, 125000000);
 	p.min_pkts = 100;
 	p.max_pkts = 300;
 	p.limit_pkts = 1000;
 	p.ecn = true;
+	p.gentle = true;
 	p.weight_frac = UINT64_MAX / 500;	/* w = 0.002 (the RED paper's) */
 	ared_derive(&p, one, 125000000, MTU);
-	*whole = *one;
 	for (i = 0; i < 200000; i++) {
 		int heavy = (i / 5000) % 2;
 		uint64_t r = test_rand64(&rng);
-		uint32_t segs = 1 + r % 64, last = 1 + (r >> 8) % MTU, s;
-		int arrive = qlen_one == 0 || (r >> 20) % 1000 < (heavy ? 40 : 10);
+		uint32_t segs = 2 + r % 63, last = 1 + (r >> 8) % MTU, s, kept;
+		enum ared_verdict d = ARED_ENQUEUE, d_ahead = ARED_ENQUEUE;
+		long one_draws;
 
 		now += (r >> 32) % 30000;
-		if (!arrive) {
-			sim_dequeue(one, &qlen_one, now, 1);
-			sim_dequeue(whole, &qlen_whole, now, 1);
+		if (qlen && (r >> 20) % 1000 >= (heavy ? 40 : 10)) {
+			sim_dequeue(one, &qlen, now, 1);
 			continue;
 		}
-		for (s = 0; s < segs; s++)
-			rnd[s] = (uint32_t)test_rand64(&rng);
-		/* one by one, as the qdisc's segment path decides them */
+		if (qlen + segs > p.limit_pkts)
+			continue;	/* the qdisc cuts it with none decided */
+		*ahead = *one;
+		test_draws_restart(r);
 		for (s = 0; s < segs; s++) {
-			uint64_t t = ared_arrival_needs_clock(one) ? now : 0;
-			enum ared_verdict d;
-
-			d = ared_enqueue_verdict(&p, one, qlen_one, s + 1 < segs ? MTU : last, t);
-			if (d == ARED_DRAW)
-				d = ared_draw_verdict(&p, one, rnd[s]);
-			qlen_one += d == ARED_ENQUEUE || d == ARED_EARLY_MARK;
-			lost += d != ARED_ENQUEUE;
+			d = segment_arrival(&p, one, qlen + s, s + 1 < segs ? MTU : last, now);
+			if (d != ARED_ENQUEUE)
+				break;
 		}
-		if (ared_take_all(&p, whole, qlen_whole, MTU, last, segs,
-				  ared_arrival_needs_clock(whole) ? now : 0)) {
-			qlen_whole += segs;
-			taken++;
-			/* a burst taken whole must be one the reference queued whole */
-			differ += qlen_one != qlen_whole;
-		} else {
-			cut++;
-			for (s = 0; s < segs; s++) {
-				uint64_t t = ared_arrival_needs_clock(whole) ? now : 0;
-				enum ared_verdict d;
-
-				d = ared_enqueue_verdict(&p, whole, qlen_whole,
-							 s + 1 < segs ? MTU : last, t);
-				if (d == ARED_DRAW)
-					d = ared_draw_verdict(&p, whole, rnd[s]);
-				qlen_whole += d == ARED_ENQUEUE || d == ARED_EARLY_MARK;
-			}
-		}
-		differ += qlen_one != qlen_whole || memcmp(one, whole, sizeof(*one)) != 0;
-		if (differ) {
-			qlen_whole = qlen_one;	/* count each difference once */
-			*whole = *one;
+		one_draws = test_draws;
+		test_draws_restart(r);
+		kept = ared_segments_kept(&p, ahead, qlen, MTU, last, segs,
+					  ared_arrival_needs_clock(ahead) ? now : 0,
+					  test_draw, &d_ahead);
+		test_ahead_tally(&t, segs, s, one_draws, one, kept, ahead, sizeof(*one));
+		verdicts_differ += kept < segs && d_ahead != d;
+		marks += kept < segs && d == ARED_EARLY_MARK;
+		/* the rest of a cut skb, one by one */
+		qlen += s + (s < segs && d == ARED_EARLY_MARK);
+		for (s++; s < segs; s++) {
+			d = segment_arrival(&p, one, qlen, s + 1 < segs ? MTU : last, now);
+			qlen += d == ARED_ENQUEUE || d == ARED_EARLY_MARK;
 		}
 	}
-	check(differ == 0 && taken > 1000 && cut > 1000 && lost > 1000,
-	      "GSO bursts taken whole leave the state as one by one (200000 events: %ld "
-	      "bursts whole, %ld cut, %ld segments dropped or marked, %ld differences)",
-	      taken, cut, lost, differ);
+	check(t.differ == 0 && verdicts_differ == 0 && t.whole > 1000 && t.cut > 1000 &&
+	      marks > 100,
+	      "a GSO skb's decisions are its segments' one by one up to the first drop or "
+	      "mark (%ld bursts: %ld whole, %ld cut, %ld of them at a mark; %ld states "
+	      "and %ld verdicts differ)", t.whole + t.cut, t.whole, t.cut, marks, t.differ,
+	      verdicts_differ);
 }
 
 static void test_verdicts(void)
@@ -895,7 +902,7 @@ int main(void)
 	test_verdicts();
 	test_clock_skips();
 	test_rest_arrival();
-	test_take_all();
+	test_segments_kept();
 	test_adaptive();
 	test_rate_estimate();
 	return aqm_test_failures ? 1 : 0;
