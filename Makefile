@@ -70,9 +70,14 @@ IPROUTE2_PATCHES := tc-patches/iproute2-6.1
 	unit-build install uninstall dkms-install dkms-uninstall install-test modules-install \
 	plugins-install dkms-tree deb deb-test slurm-test \
 	patched-tc-test bench bench-core clean iproute2-patches \
-	testbed-test kernel-matrix fresh-root-test patched-tc test-debug debug-kernel-test
+	testbed-test kernel-matrix fresh-root-test patched-tc test-debug debug-kernel-test senders
 
 all: modules plugins $(SAMPLER) $(SHORTFLOWS)
+
+# CUBIC for the time-scaled testbed: the kernel's own tcp_cubic.c with its
+# clock scaled (tools/scaled-cubic); scripts/experiment builds it
+senders:
+	tools/scaled-cubic $(KVER) $(if $(IN_KROOT),$(KROOT)) >/dev/null
 
 $(SAMPLER): testbed/sampler.c kmod/include/uapi/linux/pkt_sched_aqm.h
 	$(MAKE) -C testbed BUILD=$(BUILD)

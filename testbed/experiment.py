@@ -98,7 +98,11 @@ SCALING = {
                 "step_thresh": ("time_or_count", "1ms"), "max_rtt": ("time", None),
                 "typical_rtt": ("time", None)},
 }
-BIC_SCALE_PARAM = "/sys/module/tcp_cubic/parameters/bic_scale"
+# CUBIC for the time-scaled testbed (tools/scaled-cubic): its clock runs
+# time_scale times slower than the wall clock
+SCALED_CUBIC_KO = os.path.join(ROOT, "build", "senders", platform.release(),
+                               "tcp_cubic_scaled.ko")
+CUBIC_TIME_SCALE = "/sys/module/tcp_cubic_scaled/parameters/time_scale"
 # kinds that mark only when told to: a scenario with ECN adds the word (the
 # others mark by default: fq_codel, cake, sfb, dualpi2; pfifo cannot)
 ECN_FLAG = {"pi", "rem", "blue", "ared", "red", "pie", "fq_pie", "codel"}
@@ -230,13 +234,20 @@ def log(msg):
 
 
 def init_namespace(restore, ccs):
-    """Every congestion control the senders use loaded, the first as the
-    default in the initial namespace, before Mininet creates any (new
-    namespaces copy it; a non-initial one may not set it: EPERM). Big
-    enough backlog queues."""
+    """Every congestion control the senders use loaded (CUBIC as
+    tools/scaled-cubic builds it), the first as the default in the initial
+    namespace, before Mininet creates any (new namespaces copy it; a
+    non-initial one may not set it: EPERM). Big enough backlog queues."""
     for cc in ccs:
-        subprocess.run(["modprobe", "tcp_" + cc], capture_output=True)  # cubic is built in
-    for name, value in (("net.ipv4.tcp_congestion_control", ccs[0] if ccs else "cubic"),
+        if cc != "cubic":
+            subprocess.run(["modprobe", "tcp_" + cc], capture_output=True)
+        elif not os.path.exists(CUBIC_TIME_SCALE):
+            res = subprocess.run(["insmod", SCALED_CUBIC_KO], capture_output=True, text=True)
+            if res.returncode:
+                raise SystemExit("experiment: cannot load %s (make senders): %s"
+                                 % (SCALED_CUBIC_KO, res.stderr.strip()))
+    for name, value in (("net.ipv4.tcp_congestion_control",
+                         sc.kernel_cc(ccs[0]) if ccs else "cubic"),
                         ("net.core.netdev_max_backlog", "100000")):
         path = "/proc/sys/" + name.replace(".", "/")
         with open(path) as f:
@@ -472,7 +483,7 @@ def client_command(launch, k, workdir=None, seed=None):
     cmd = ["iperf3", "-c", ip, "-p", str(launch["port"]), "-t", length,
            "-i", "%g" % (FLOW_INTERVAL_S * k), "-J", "--get-server-output"]
     if item["type"] == "bulk":
-        return cmd + ["-C", item["cc"], "-P", str(item["flows"]), "-Z"]
+        return cmd + ["-C", sc.kernel_cc(item["cc"]), "-P", str(item["flows"]), "-Z"]
     rate = "%dbit" % round(item["rate_mbit"] * 1e6 / k)
     if item["burst_pkts"]:
         rate += "/%d" % item["burst_pkts"]
@@ -609,10 +620,10 @@ def run_flows(net, name, leaf, cfg, workdir):
                               "fct_ms": row["fct_us"] / 1e3 / k if row["completed"] else None})
             continue
         res = json.loads(out)
-        if item["type"] == "bulk" and res["end"].get("sender_tcp_congestion") != item["cc"]:
+        ran = res["end"].get("sender_tcp_congestion")
+        if item["type"] == "bulk" and ran != sc.kernel_cc(item["cc"]):
             wrong_cc.append(x["pair"])
-            log("  pair %d: asked %s, iperf3 ran %s" % (
-                x["pair"], item["cc"], res["end"].get("sender_tcp_congestion")))
+            log("  pair %d: asked %s, iperf3 ran %s" % (x["pair"], item["cc"], ran))
         offset = start - t0
         recv = res.get("server_output_json", {}).get("intervals", [])
         streams = item["flows"] if item["type"] == "bulk" else 1
@@ -700,23 +711,15 @@ def acks_every_packet(acking, offloads):
             and (acking["acks"] + acking["backlog_coalesced_pkts"]) / data >= MIN_ACKS_PER_PKT)
 
 
-# --scale auto chose a k at which CUBIC needs another C: experiment.py
-# exits with RESCALE_EXIT + k, and scripts/experiment boots the guest again
-# with that C and AQM_RESCALED_K = k (natively, where no boot sets it, the
-# run then fails the senders' check)
-RESCALE_EXIT = 80
-
-
-class Rescale(Exception):
-    pass
-
-
-def read_bic_scale():
-    try:
-        with open(BIC_SCALE_PARAM) as f:
-            return int(f.read())
-    except (OSError, ValueError):
-        return sc.CUBIC_BIC_SCALE
+def scale_senders(ccs, k):
+    """CUBIC's clock set to time scale k; the scale it runs at now (None
+    without CUBIC)."""
+    if "cubic" not in ccs:
+        return None
+    with open(CUBIC_TIME_SCALE, "w") as f:
+        f.write(str(k))
+    with open(CUBIC_TIME_SCALE) as f:
+        return int(f.read())
 
 
 def fidelity_verdict(fid, rtts, offloads):
@@ -779,15 +782,12 @@ def fidelity_check(net, cfg, summary, workdir):
     """The drop-tail check at cfg.k (auto: the next larger k while it
     fails); its series, for every run's fidelity/."""
     scen = cfg.scenario
-    # the senders, and CUBIC's C as this boot set it
-    ccs, bic_scale = sc.congestion_controls(scen), read_bic_scale()
+    ccs = sc.congestion_controls(scen)
     tries = 3 if cfg.scale == "auto" else 1
     for attempt in range(tries):
         k = cfg.k
-        if cfg.scale == "auto" and os.environ.get("AQM_CAN_RESCALE") == "1" \
-                and sc.unscaled_senders(ccs, k, bic_scale) \
-                and not sc.unscaled_senders(ccs, k, sc.cubic_bic_scale(k)):
-            raise Rescale(k)
+        # the runs after it keep k, and with it CUBIC's clock
+        cubic_scale = scale_senders(ccs, k)
         # fidelity: drop-tail, buffer above the BDP of the longest RTT
         bdp_pkts = sc.peak_rate_bps(scen, cfg.rate_bps) \
             * max(sc.rtt_s(scen, i) for i in range(1, cfg.pairs + 1)) \
@@ -806,8 +806,8 @@ def fidelity_check(net, cfg, summary, workdir):
                     "other_queue_drops": other_queue_drops(net),
                     **{key: run[key] for key in ("softnet_drops", "acks_per_data_pkt",
                                                  "acking", "wrong_cc", "cpu_busy")}})
-        fid["bic_scale"] = bic_scale
-        fid["unscaled_senders"] = sc.unscaled_senders(ccs, k, bic_scale)
+        fid["cubic_time_scale"] = cubic_scale
+        fid["unscaled_senders"] = sc.unscaled_senders(ccs, k, cubic_scale)
         fid["valid"], fid["checks"] = fidelity_verdict(fid, rtts, cfg.offloads)
         summary["fidelity"] = fid
         for check, ok in fid["checks"].items():
@@ -825,9 +825,8 @@ def fidelity_check(net, cfg, summary, workdir):
         if fid["valid"] or attempt + 1 == tries:
             break
         # only to a scale where the senders can behave as at k = 1 (a
-        # larger k never makes them: CUBIC's C cannot come near above 2)
-        bigger = [x for x in SCALES
-                  if x > k and not sc.unscaled_senders(ccs, x, sc.cubic_bic_scale(x))]
+        # larger k never makes them: their timers run in wall time)
+        bigger = [x for x in SCALES if x > k and not sc.unscaled_senders(ccs, x, x)]
         if not bigger:
             log("experiment: no larger k at which the senders behave as at k = 1")
             break
@@ -1000,7 +999,7 @@ def main():
                      "node": os.environ.get("AQM_HOST", platform.node()),
                      "accel": os.environ.get("AQM_ACCEL", "native"),
                      "tc": tc_version}}
-    net, summary, valid, rescale = None, None, [], None
+    net, summary, valid = None, None, []
     try:
         init_namespace(restore, ccs)
         net = Mininet(topo=db.Dumbbell(pairs=cfg.pairs), controller=None, autoSetMacs=True)
@@ -1008,11 +1007,7 @@ def main():
         db.set_offloads(net, cfg.offloads == "on")
         base["offloads"]["features"] = db.offload_features(net)
         log("experiment: network up, offloads %s" % cfg.offloads)
-        if cfg.scale == "auto" and os.environ.get("AQM_RESCALED_K"):
-            cfg.k = int(os.environ["AQM_RESCALED_K"])
-            log("experiment: booted again for k = %d with CUBIC's C scaled" % cfg.k)
-            base["auto_scale_rebooted"] = cfg.k
-        elif cfg.scale == "auto":
+        if cfg.scale == "auto":
             capacity = calibrate(net)
             cfg.k = auto_scale(sc.peak_rate_bps(scen, cfg.rate_bps), capacity)
             log("experiment: single-flow TCP here %.0f Mbit/s: scale k = %d"
@@ -1032,10 +1027,6 @@ def main():
             one_run(net, cfg, spec, summary, ccs, warmup, workdir)
             write_summary(summary, spec["out"], run_wall0)
             valid.append(summary["valid"])
-    except Rescale as e:
-        log("experiment: CUBIC at k = %d needs tcp_cubic.bic_scale %d: booting again"
-            % (e.args[0], sc.cubic_bic_scale(e.args[0])))
-        rescale = e.args[0]
     except Exception as e:  # the summaries say what went wrong
         base["error"] = "%s: %s" % (type(e).__name__, e)
         log("experiment: error: %s\n%s" % (base["error"], traceback.format_exc()))
@@ -1046,8 +1037,6 @@ def main():
             with open(path, "w") as f:
                 f.write(value)
         shutil.rmtree(workdir, ignore_errors=True)
-    if rescale:
-        return RESCALE_EXIT + rescale
     if "error" in base:
         # the run that failed keeps what it had; those after it, the error
         for i, spec in enumerate(runs[len(valid):]):
