@@ -294,10 +294,11 @@ def test_batches():
 
 def test_suite():
     s = sc.load("rtt-fairness-200ms-100m")
-    check(suite.aqm_args("pi-autotune", s) == "target 15ms autotune rtt 200ms flows 2"
+    check(suite.aqm_args("pi-autotune", s)
+          == "target 15ms autotune rtt 200ms flows auto margin 87 spacing even"
           and suite.aqm_args("rem", s) == "target 124 bandwidth 100mbit"
           and suite.aqm_args("pie", s) == "",
-          "suite: pi's design RTT and flows, rem's 15 ms in packets, pie at its defaults")
+          "suite: pi's design RTT, rem's 15 ms in packets, pie at its defaults")
     red = suite.aqm_args("red", sc.load("tcp-friendly-10m")).split()
     value = {red[i]: red[i + 1] for i in range(0, len(red) - 1, 2) if red[i] != "adaptive"}
     check(value["limit"] == str(100 * 1514) and value["min"] == str(151400 // 6)
