@@ -114,6 +114,7 @@ static int pi_enqueue_one(struct sk_buff *skb, struct Qdisc *sch,
 
 	if (unlikely(qlen >= q->params.limit_pkts)) {
 		WRITE_ONCE(q->stats.tail_drops, q->stats.tail_drops + 1);
+		pi_limit_dropped(&q->vars);
 		return qdisc_drop(skb, sch, to_free);
 	}
 

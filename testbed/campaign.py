@@ -79,7 +79,8 @@ def stale(summary):
     if "unscaled_model" not in emulated and \
             sc.unscaled_aqm_model(nominal.get("aqm", ""), args, k):
         return "pi's CUBIC model unscaled at k > 1"
-    return sc.superseded_pi_law(nominal.get("aqm", ""), args, summary.get("date"))
+    limit_drops = summary.get("results", {}).get("leaf_final", {}).get("tail_drops")
+    return sc.superseded_pi_law(nominal.get("aqm", ""), args, summary.get("date"), limit_drops)
 
 
 def build(tasks, env):

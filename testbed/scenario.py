@@ -329,21 +329,33 @@ def unscaled_aqm_model(kind, args, k):
             "for fewer flows than there are" % (k, k ** 0.75))
 
 
-# autotune's law as it changed, oldest first: from when (UTC), and what a
-# run made before it measured
+# autotune's law as it changed, oldest first: from when (UTC), what a run
+# made before it measured, and which runs it changed (None: every one)
 PI_LAW_CHANGES = (
-    ("2026-12-05T10:30", "autotuned pi in ns-2's form, made before its positional law"),
+    ("2026-12-05T10:30", "autotuned pi in ns-2's form, made before its positional law", None),
     ("2026-12-05T13:40", "autotuned pi whose integral counted all of an overshoot, made "
-     "before it counted the error up to the reference"),
+     "before it counted the error up to the reference", None),
+    ("2026-12-05T21:00", "pi with flows auto whose limit dropped, made before N counted "
+     "the limit's drops", lambda args, limit_drops: limit_drops_counted(args, limit_drops)),
 )
 
 
-def superseded_pi_law(kind, args, date):
+def limit_drops_counted(args, limit_drops):
+    """Whether counting the limit's drops in flows auto's N changed a run:
+    flows auto, and its limit dropped (or the count was not recorded)."""
+    words = args.split()
+    flows = [words[i + 1] for i, w in enumerate(words[:-1]) if w == "flows"]
+    return flows[-1:] == ["auto"] and limit_drops != 0
+
+
+def superseded_pi_law(kind, args, date, limit_drops=None):
     """Why an autotuned pi run no longer measures pi as it is (None where
     it does): made, by its date, before a change of autotune's law
-    (PI_LAW_CHANGES; the first it predates). Gains set by hand keep ns-2's
-    form; a run without a date is not judged."""
+    (PI_LAW_CHANGES; the first it predates and that applies to it, given
+    the drops its limit made, None if not recorded). Gains set by hand keep
+    ns-2's form; a run without a date is not judged."""
     if not pi_autotuned(kind, args) or not date:
         return None
-    return next(("%s (%s)" % (what, since) for since, what in PI_LAW_CHANGES
-                 if date < since), None)
+    return next(("%s (%s)" % (what, since) for since, what, applies in PI_LAW_CHANGES
+                 if date < since and (applies is None or applies(args, limit_drops))),
+                None)

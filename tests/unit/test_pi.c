@@ -609,7 +609,7 @@ static void test_backlog_floor(void)
 	params.a_frac = params.b_frac = 1ULL << 50;
 	pi_retune(&params, &vars, true);
 	vars.prob = PI_PROB_ONE / 10;
-	vars.integral = vars.mean_prob = vars.prob;	/* as a law that put p there left it */
+	vars.integral = vars.mean_loss = vars.prob;	/* as a law that put p there left it */
 	check(!pi_update(&params, &vars, 0) && !pi_update(&params, &vars, 0) &&
 	      vars.prob == PI_PROB_ONE / 10,
 	      "with a = b, p = 0.1 stays on an empty queue and the timer may sleep");
@@ -763,7 +763,7 @@ static void test_flows_estimate(void)
 					params.flows = PI_FLOWS_AUTO;
 					params.response = resp;
 					pi_vars_init(&vars);
-					vars.mean_prob = (uint64_t)ldexp(p, PI_PROB_SHIFT);
+					vars.mean_loss = (uint64_t)ldexp(p, PI_PROB_SHIFT);
 					cap_q16 = (uint64_t)nearbyint(ldexp(c, 16));
 					worst = fmax(worst, fabs(ldexp((double)pi_design_flows_q16(
 						&params, &vars, cap_q16,
@@ -788,7 +788,7 @@ static void test_flows_estimate(void)
 		double w = 0.068 * c / 16;
 		uint64_t a_16, moved;
 
-		vars.mean_prob = (uint64_t)ldexp(ref_response_p(PI_RESPONSE_CUBIC, w, 0.068),
+		vars.mean_loss = (uint64_t)ldexp(ref_response_p(PI_RESPONSE_CUBIC, w, 0.068),
 						PI_PROB_SHIFT);
 		pi_retune(&params, &vars, false);
 		fixed = vars;
@@ -803,11 +803,11 @@ static void test_flows_estimate(void)
 
 		/* 10% more p is ~7.4% more flows for CUBIC: inside the band */
 		a_16 = vars.a_frac;
-		vars.mean_prob += vars.mean_prob / 10;
+		vars.mean_loss += vars.mean_loss / 10;
 		pi_retune(&params, &vars, false);
 		moved = vars.a_frac;
 		check(moved == a_16, "flows auto: a 10%% rise of p keeps the gains (within the 12.5%% band)");
-		vars.mean_prob += vars.mean_prob / 2;
+		vars.mean_loss += vars.mean_loss / 2;
 		pi_retune(&params, &vars, false);
 		check(vars.a_frac > a_16 && vars.tuned_flows_q16 > 18 << PI_FLOWS_SHIFT,
 		      "flows auto: a 65%% rise of p re-derives them (%.2f flows, a %.6g)",
@@ -1017,7 +1017,7 @@ static void test_gain_changes(void)
 
 	flows_auto_link(&params, &vars);
 	vars.prob = (uint64_t)ldexp(3e-4, PI_PROB_SHIFT);
-	vars.integral = vars.mean_prob = vars.prob;
+	vars.integral = vars.mean_loss = vars.prob;
 	/* open loop: the gains' own feedback may drive p to a bound; stop there */
 	for (n = 0; n < 20000 && p_min > 0 && p_max < 0.5; n++) {
 		/* a swing around a mean that moves, so the mean of p (N's source) does */
@@ -1066,7 +1066,7 @@ static void test_empty_queue_rests(void)
 		params.flows = flows[f];
 		/* settle near the reference with a p that means many flows */
 		vars.prob = (uint64_t)ldexp(3e-4, PI_PROB_SHIFT);
-		vars.integral = vars.mean_prob = vars.prob;
+		vars.integral = vars.mean_loss = vars.prob;
 		for (n = 0; n < 50; n++)
 			pi_update(&params, &vars, 165);
 		for (n = 0; n < 40000; n++) {
@@ -1103,7 +1103,7 @@ static void test_flows_mean(void)
 	c = ldexp((double)pi_bandwidth_q16(&params), -16);
 	p16 = ref_response_p(PI_RESPONSE_CUBIC, 0.068 * c / 16, 0.068);
 	vars.prob = (uint64_t)ldexp(p16, PI_PROB_SHIFT);
-	vars.integral = vars.mean_prob = vars.prob;
+	vars.integral = vars.mean_loss = vars.prob;
 	ref = pi_reference_pkts(&params, pi_bandwidth_q16(&params));
 	for (n = 0; n < 200; n++)	/* the queue at the reference: p holds */
 		pi_update(&params, &vars, ref);
@@ -1138,9 +1138,70 @@ static void test_flows_mean(void)
 	      steps_to_one / rtt_steps, rises);
 	for (n = 0; n < 100000 && pi_update(&params, &vars, 0); n++)
 		;
-	check(!vars.mean_prob && !pi_update(&params, &vars, 0),
+	check(!vars.mean_loss && !pi_update(&params, &vars, 0),
 	      "flows auto: an idle link's mean reaches 0 and its timer may stop (%d more updates)",
 	      n);
+}
+
+/*
+ * flows auto where the limit carries the loss: p at 0 (the queue at the
+ * reference), the limit dropping the share 16 flows meet. N reads the
+ * loss rate, not p: 16 flows, where from p it would stay at one.
+ */
+static void test_flows_limit_loss(void)
+{
+	struct pi_params params;
+	struct pi_vars vars;
+	double c, p16, per_update, owed = 0, n_min = 1e9, n_max = 0;
+	uint64_t dropped = 0, served = 0;
+	uint32_t ref;
+	int n;
+
+	flows_auto_link(&params, &vars);
+	c = ldexp((double)pi_bandwidth_q16(&params), -16);
+	p16 = ref_response_p(PI_RESPONSE_CUBIC, 0.068 * c / 16, 0.068);
+	per_update = c * 1000 / params.freq_mhz;
+	ref = pi_reference_pkts(&params, pi_bandwidth_q16(&params));
+	for (n = 0; n < 4000; n++) {
+		for (owed += p16 * per_update; owed >= 1; owed--, dropped++)
+			pi_limit_dropped(&vars);
+		served += (uint64_t)per_update;
+		pi_update(&params, &vars, ref);
+		if (n >= 2000) {
+			double flows = ldexp((double)vars.tuned_flows_q16, -16);
+
+			n_min = fmin(n_min, flows);
+			n_max = fmax(n_max, flows);
+		}
+	}
+	check(!vars.prob && n_min > 16 * 0.8 && n_max < 16 * 1.25,
+	      "flows auto: the limit dropping 16 flows' %.3g (%llu of %llu packets), p at 0: designed for %.1f-%.1f flows",
+	      p16, (unsigned long long)dropped, (unsigned long long)served, n_min, n_max);
+
+	for (n = 0; n < 4000; n++)
+		pi_update(&params, &vars, ref);
+	check(ldexp((double)vars.tuned_flows_q16, -16) < 8.0 / 7,
+	      "flows auto: the limit's drops over, p at 0: back to one flow (%.2f)",
+	      ldexp((double)vars.tuned_flows_q16, -16));
+
+	for (n = 0; n < 2000; n++) {
+		int k;
+
+		for (k = 0; k < 10 * (int)per_update; k++)
+			pi_limit_dropped(&vars);
+		pi_update(&params, &vars, ref);
+	}
+	check(vars.mean_loss <= PI_PROB_ONE && vars.mean_loss > PI_PROB_ONE / 2 &&
+	      !vars.limit_drops,
+	      "flows auto: ten times the packets served dropped at the limit counts as a loss rate of 1 (%.4f)",
+	      ldexp((double)vars.mean_loss, -PI_PROB_SHIFT));
+
+	params.flows = 16;
+	pi_retune(&params, &vars, true);
+	pi_limit_dropped(&vars);
+	pi_update(&params, &vars, ref);
+	check(!vars.limit_drops && vars.mean_loss == vars.prob,
+	      "flows 16: the limit's drops are not kept");
 }
 
 /* autotune on a 100 Mbit/s link designed for 16 flows; returns q_ref */
@@ -1172,7 +1233,7 @@ static void test_clamp_keeps_integral(void)
 
 	ref = sixteen_flow_law(&params, &vars);
 	bref = ldexp((double)vars.b_frac, -64) * ref;
-	vars.prob = vars.integral = vars.mean_prob = (uint64_t)ldexp(bref / 5, PI_PROB_SHIFT);
+	vars.prob = vars.integral = vars.mean_loss = (uint64_t)ldexp(bref / 5, PI_PROB_SHIFT);
 	pi_update(&params, &vars, ref);
 	expect = ldexpl((long double)vars.integral, -PI_PROB_SHIFT);
 	for (n = 0; n < 20; n++) {
@@ -1222,7 +1283,7 @@ static void test_integral_counts_up_to_reference(void)
 	ref = sixteen_flow_law(&params, &vars);
 	ki = ldexpl((long double)(vars.a_frac - vars.b_frac), -64);
 	b = ldexpl((long double)vars.b_frac, -64);
-	vars.prob = vars.integral = vars.mean_prob = (uint64_t)ldexp(1e-3, PI_PROB_SHIFT);
+	vars.prob = vars.integral = vars.mean_loss = (uint64_t)ldexp(1e-3, PI_PROB_SHIFT);
 	vars.qold_pkts = ref;
 	i0 = ldexpl((long double)vars.integral, -PI_PROB_SHIFT);
 
@@ -1328,6 +1389,7 @@ int main(void)
 	test_gain_changes();
 	test_empty_queue_rests();
 	test_flows_mean();
+	test_flows_limit_loss();
 	test_clamp_keeps_integral();
 	test_integral_counts_up_to_reference();
 	test_shaper_bursts();

@@ -113,8 +113,11 @@ def test_finished():
                 ("2026-12-05T12:00:00+00:00", "target 20ms autotune flows auto", True,
                  "autotuned, after it, before the integral counted the error up to the "
                  "reference"),
-                ("2026-12-05T14:00:00+00:00", "target 20ms autotune flows auto", False,
-                 "autotuned, after both"),
+                ("2026-12-05T14:00:00+00:00", "target 20ms autotune flows 16", False,
+                 "autotuned for 16 flows, after both"),
+                ("2026-12-05T14:00:00+00:00", "target 20ms autotune flows auto", True,
+                 "flows auto, after both, its limit's drops not recorded, before N "
+                 "counted them"),
                 ("2026-12-01T12:00:00+00:00", "limit 2500 target 1000 a 1.822e-7 b 1.816e-7",
                  False, "gains set by hand (ns-2's form still), before it"),
                 ("2026-12-01T12:00:00+00:00", "autotune noautotune", False,
@@ -122,6 +125,16 @@ def test_finished():
             run(d, "10", 1, date=date, nominal={"aqm": "pi", "aqm_args": aqm_args})
             check(bool(reproduce.campaign.stale(json.load(open(os.path.join(d, "summary.json")))))
                   == is_stale, "pi's law: %s: %s" % (what, "stale" if is_stale else "not stale"))
+        for date, limit_drops, is_stale, what in (
+                ("2026-12-05T14:00:00+00:00", 0, False, "before N counted the limit's drops, "
+                 "the limit dropping none"),
+                ("2026-12-05T14:00:00+00:00", 2594, True, "before N counted the limit's drops, "
+                 "the limit dropping 2594"),
+                ("2026-12-05T22:00:00+00:00", 2594, False, "after N counted the limit's drops")):
+            run(d, "10", 1, date=date, results={"leaf_final": {"tail_drops": limit_drops}},
+                nominal={"aqm": "pi", "aqm_args": "target 20ms autotune flows auto"})
+            check(bool(reproduce.campaign.stale(json.load(open(os.path.join(d, "summary.json")))))
+                  == is_stale, "flows auto: %s: %s" % (what, "stale" if is_stale else "not stale"))
         with open(os.path.join(d, "summary.json"), "w") as f:
             f.write('{"command": [')
         check(not reproduce.campaign.finished(d, args("10")), "a truncated summary: not done")
