@@ -126,7 +126,7 @@ $(BUILD)/unit-m32/div64_check-%.o: tests/unit/div64_check.c kmod/core/*.h
 	$(CC) $(UNIT_CFLAGS) -m32 -$* -fkeep-inline-functions -c -o $@ $<
 
 UNIT_PY_TESTS := $(addprefix tests/unit/,test_analysis.py test_reproduce.py \
-	test_scaling.py test_flent.py test_scenario.py)
+	test_scaling.py test_flent.py test_scenario.py test_windows.py)
 # every unit test built, none run (the fresh root proves its toolchains so)
 unit-build: $(UNIT_TESTS) $(UNIT_SAN_TESTS) $(UNIT_M32_TESTS) $(DIV64_CHECKS) $(SHORTFLOWS)
 

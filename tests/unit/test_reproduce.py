@@ -3,18 +3,13 @@
 count as done. One "PASS: reproduce: ..." or "FAIL: reproduce: ..." line
 per check, like the C unit tests."""
 
-import importlib.machinery
-import importlib.util
 import json
 import os
 import tempfile
 
-ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
-loader = importlib.machinery.SourceFileLoader("reproduce",
-                                              os.path.join(ROOT, "scripts", "reproduce"))
-spec = importlib.util.spec_from_loader("reproduce", loader)
-reproduce = importlib.util.module_from_spec(spec)
-loader.exec_module(reproduce)
+from checks import load_script
+
+reproduce = load_script("reproduce")
 
 failures = 0
 

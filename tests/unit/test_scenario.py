@@ -5,8 +5,6 @@ of how experiment.py turns one into what it starts. One "PASS: scenario:
 
 import contextlib
 import copy
-import importlib.machinery
-import importlib.util
 import io
 import json
 import os
@@ -24,12 +22,9 @@ import rfc7928  # noqa: E402
 import scenario as sc  # noqa: E402
 import scenarios  # noqa: E402
 import suite  # noqa: E402
+from checks import ROOT, load_script  # noqa: E402
 
-ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
-loader = importlib.machinery.SourceFileLoader("evaluate",
-                                              os.path.join(ROOT, "scripts", "evaluate"))
-evaluate = importlib.util.module_from_spec(importlib.util.spec_from_loader("evaluate", loader))
-loader.exec_module(evaluate)
+evaluate = load_script("evaluate")
 
 failures = 0
 
