@@ -329,6 +329,14 @@ def unscaled_aqm_model(kind, args, k):
             "for fewer flows than there are" % (k, k ** 0.75))
 
 
+def limit_drops_counted(args, limit_drops):
+    """Whether counting the limit's drops in flows auto's N changed a run:
+    flows auto, and its limit dropped (or the count was not recorded)."""
+    words = args.split()
+    flows = [words[i + 1] for i, w in enumerate(words[:-1]) if w == "flows"]
+    return flows[-1:] == ["auto"] and limit_drops != 0
+
+
 # autotune's law as it changed, oldest first: from when (UTC), what a run
 # made before it measured, and which runs it changed (None: every one)
 PI_LAW_CHANGES = (
@@ -336,16 +344,8 @@ PI_LAW_CHANGES = (
     ("2026-12-05T13:40", "autotuned pi whose integral counted all of an overshoot, made "
      "before it counted the error up to the reference", None),
     ("2026-12-05T21:00", "pi with flows auto whose limit dropped, made before N counted "
-     "the limit's drops", lambda args, limit_drops: limit_drops_counted(args, limit_drops)),
+     "the limit's drops", limit_drops_counted),
 )
-
-
-def limit_drops_counted(args, limit_drops):
-    """Whether counting the limit's drops in flows auto's N changed a run:
-    flows auto, and its limit dropped (or the count was not recorded)."""
-    words = args.split()
-    flows = [words[i + 1] for i, w in enumerate(words[:-1]) if w == "flows"]
-    return flows[-1:] == ["auto"] and limit_drops != 0
 
 
 def superseded_pi_law(kind, args, date, limit_drops=None):
