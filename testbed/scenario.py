@@ -329,12 +329,18 @@ def unscaled_aqm_model(kind, args, k):
             "for fewer flows than there are" % (k, k ** 0.75))
 
 
+def flows_estimated(args, limit_drops=None):
+    """Whether pi ran with flows auto (the last flows option wins); the
+    limit's drops do not matter."""
+    words = args.split()
+    flows = [words[i + 1] for i, w in enumerate(words[:-1]) if w == "flows"]
+    return flows[-1:] == ["auto"]
+
+
 def limit_drops_counted(args, limit_drops):
     """Whether counting the limit's drops in flows auto's N changed a run:
     flows auto, and its limit dropped (or the count was not recorded)."""
-    words = args.split()
-    flows = [words[i + 1] for i, w in enumerate(words[:-1]) if w == "flows"]
-    return flows[-1:] == ["auto"] and limit_drops != 0
+    return flows_estimated(args) and limit_drops != 0
 
 
 # autotune's law as it changed, oldest first: from when (UTC), what a run
@@ -345,6 +351,8 @@ PI_LAW_CHANGES = (
      "before it counted the error up to the reference", None),
     ("2026-12-05T21:00", "pi with flows auto whose limit dropped, made before N counted "
      "the limit's drops", limit_drops_counted),
+    ("2026-12-06T01:00", "pi with flows auto, made before its design's N rose slower "
+     "than the loop", flows_estimated),
 )
 
 

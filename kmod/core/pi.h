@@ -84,10 +84,12 @@
  * With flows 0 (tc's "flows auto") N is not configured but estimated: the
  * senders' response function inverted at the loss rate they meet (p plus
  * the share of packets the limit dropped, averaged over about
- * PI_FLOWS_MEAN_RTTS design round trips, pi_design_flows_q16()) gives the
+ * PI_FLOWS_MEAN_RTTS design round trips, pi_loss_log2_flows()) gives the
  * window W(p), and N = R C / W(p) flows
- * of that window fill the pipe and the reference queue. The gains are
- * derived again when that N moves by more than 1/2^PI_RETUNE_SHIFT, as for
+ * of that window fill the pipe and the reference queue. The design follows
+ * that N down at once and up no faster than the loop settles
+ * (pi_follow_flows()). The gains are
+ * derived again when the design's N moves by more than 1/2^PI_RETUNE_SHIFT, as for
  * C; below N = 1 (p = 0 at the start) the design is for one flow. A
  * design for N- flows is stable for more flows but slower with each: the
  * senders' gain falls as 1/N to 1/N^2, and with the margin's crossover the
@@ -143,6 +145,7 @@
 #define PI_FLOWS_AUTO		0	/* N estimated from the loss rate */
 #define PI_FLOWS_SHIFT		16	/* an estimated N is Q16 */
 #define PI_FLOWS_MEAN_RTTS	8	/* horizon of the loss rate flows auto reads */
+#define PI_FLOWS_RISE_RTTS	128	/* horizon of the design's N on its way up */
 #define PI_RTT_MAX_US		10000000	/* 10 s */
 #define PI_TARGET_DELAY_MAX_US	10000000	/* 10 s */
 #define PI_USEC_PER_SEC_Q16	(1000000ULL << AQM_DQ_RATE_SHIFT)
@@ -275,6 +278,8 @@ struct pi_params {
  *		limit's share) averaged over about PI_FLOWS_MEAN_RTTS design
  *		round trips, Q62, the operating point N is read from; else p
  * @limit_drops:	wire packets the limit dropped since the last update
+ * @log2_flows:	flows auto: log2 of the N the design is for, Q32, at least
+ *		0 (one flow); follows pi_loss_log2_flows() (pi_follow_flows())
  */
 struct pi_vars {
 	u64 prob;
@@ -291,6 +296,7 @@ struct pi_vars {
 	u64 integral;
 	u64 mean_loss;
 	u64 limit_drops;
+	s64 log2_flows;
 };
 
 /**
@@ -347,6 +353,7 @@ static inline void pi_vars_init(struct pi_vars *vars)
 	vars->integral = 0;
 	vars->mean_loss = 0;
 	vars->limit_drops = 0;
+	vars->log2_flows = 0;
 }
 
 /* Update period 1/freq in nanoseconds; freq_mhz >= PI_FREQ_MIN_MHZ */
@@ -601,9 +608,8 @@ static inline s64 pi_response_log2_window(u32 response, u32 cubic_c_micro,
 }
 
 /*
- * N of the design, Q16: the configured fewest flows, or with PI_FLOWS_AUTO
- * R C / W(p) at the operating point (@vars->mean_loss), at least 1 and at
- * most 2^32 (C and R not 0).
+ * log2 of the flows the loss rate @loss (Q62) means, Q32: R C / W(loss),
+ * within [0, 32] (one flow to 2^32; C and R not 0).
  *
  * Not at p itself: N would move b, and b p, within each step (p up, N up,
  * b up, p down by b |e|): measured, an empty queue's p swinging between
@@ -613,32 +619,35 @@ static inline s64 pi_response_log2_window(u32 response, u32 cubic_c_micro,
  * small to hold the next rise (measured: 16 CUBIC flows at 400 Mbit/s,
  * their queue empty for moments every few seconds, held 2.3 times the
  * target, tail drops 90% of the loss). The mean over several round trips
- * is the rate the senders meet, and a moment's empty queue barely moves
- * it. Nor at p alone: where the limit carries the loss, p need not rise,
- * N read low and its slow gains kept p low (measured: 16 CUBIC flows at
- * 1 Gbit/s, 2494 of 2525 drops at the limit, p at 0-1e-5 where the flows
- * met 1.8e-4, N read 1-11).
+ * (@vars->mean_loss) is the rate the senders meet, and a moment's empty
+ * queue barely moves it. Nor at p alone: where the limit carries the
+ * loss, p need not rise, N read low and its slow gains kept p low
+ * (measured: 16 CUBIC flows at 1 Gbit/s, 2494 of 2525 drops at the limit,
+ * p at 0-1e-5 where the flows met 1.8e-4, N read 1-11).
  */
-static inline u64 pi_design_flows_q16(const struct pi_params *params,
-				      const struct pi_vars *vars, u64 cap_q16,
-				      u64 rtt_us)
+static inline s64 pi_loss_log2_flows(const struct pi_params *params, u64 loss,
+				     u64 cap_q16, u64 rtt_us)
 {
 	s64 log2_r, log2_n;
 
-	if (params->flows != PI_FLOWS_AUTO)
-		return (u64)params->flows << PI_FLOWS_SHIFT;
-	if (!vars->mean_loss)
-		return 1ULL << PI_FLOWS_SHIFT;
+	if (!loss)
+		return 0;
 	log2_r = aqm_log2_q32(rtt_us, 0) - PI_LOG2_1E6;
 	log2_n = log2_r + aqm_log2_q32(cap_q16, AQM_DQ_RATE_SHIFT) -
 		 pi_response_log2_window(params->response, params->cubic_c_micro,
-					 aqm_log2_q32(vars->mean_loss, PI_PROB_SHIFT),
-					 log2_r);
+					 aqm_log2_q32(loss, PI_PROB_SHIFT), log2_r);
 	if (log2_n <= 0)
-		return 1ULL << PI_FLOWS_SHIFT;
-	if (log2_n > 32 * (s64)AQM_LOG2_ONE)
-		log2_n = 32 * (s64)AQM_LOG2_ONE;
-	return aqm_exp2_q32(log2_n, PI_FLOWS_SHIFT);
+		return 0;
+	return log2_n < 32 * (s64)AQM_LOG2_ONE ? log2_n : 32 * (s64)AQM_LOG2_ONE;
+}
+
+/* N of the design, Q16: the configured fewest flows, or the estimate's */
+static inline u64 pi_design_flows_q16(const struct pi_params *params,
+				      const struct pi_vars *vars)
+{
+	if (params->flows != PI_FLOWS_AUTO)
+		return (u64)params->flows << PI_FLOWS_SHIFT;
+	return aqm_exp2_q32(vars->log2_flows, PI_FLOWS_SHIFT);
 }
 
 /* no law (C unknown): p = 0 and no integral, so no drops */
@@ -649,6 +658,7 @@ static inline void pi_rest(struct pi_vars *vars)
 	vars->integral = 0;
 	vars->mean_loss = 0;
 	vars->limit_drops = 0;
+	vars->log2_flows = 0;
 }
 
 /**
@@ -685,7 +695,7 @@ static inline void pi_retune(const struct pi_params *params,
 		return;
 	}
 	rtt_us = pi_design_rtt_us(params, cap_q16);
-	flows_q16 = pi_design_flows_q16(params, vars, cap_q16, rtt_us);
+	flows_q16 = pi_design_flows_q16(params, vars);
 	if (!force && vars->tuned_q16 && !pi_design_moved(cap_q16, vars->tuned_q16) &&
 	    !pi_design_moved(flows_q16, vars->tuned_flows_q16))
 		return;
@@ -730,32 +740,75 @@ static inline u64 pi_update_loss(const struct pi_params *params,
 	return share < PI_PROB_ONE - vars->prob ? vars->prob + share : PI_PROB_ONE;
 }
 
+/* s of the 2^s updates nearest below @rtts design round trips of @rtt_us */
+static inline unsigned int pi_rtts_shift(const struct pi_params *params,
+					 u64 rtt_us, u32 rtts)
+{
+	/* microseconds times millihertz: 10^9 of them make one update */
+	u64 updates = div_u64(rtts * rtt_us * params->freq_mhz, AQM_NSEC_PER_SEC);
+
+	return updates ? aqm_fls64(updates) - 1 : 0;
+}
+
+/*
+ * The design's N follows the loss rate's down at once and up by 1/2^s of
+ * the way in log2 an update, 2^s the updates nearest below
+ * PI_FLOWS_RISE_RTTS design round trips (64-128), two to three times the
+ * loop's own time constant (1/wg = 38 R at margin 87): a gain schedule
+ * that moves as fast as the loop it schedules is part of that loop, one
+ * several times slower is not. The two ways differ
+ * because the errors do: a design for fewer flows than there are is stable,
+ * only slower; one for more over-drops. Slow start's overshoot into the
+ * limit reads as many times the flows there are (measured: 724-2385
+ * drops in its first seconds read 37-83 for 16 CUBIC flows at
+ * 400 Mbit/s), and the gains of that design wound p up to several times
+ * the flows' need for 30-70 s; followed at this pace, a burst of ten round
+ * trips, whose reading lasts about twice that, takes the design's log2 a
+ * fifth of the way to the burst's at most. Down at once, the design reads
+ * the low side of a noisy estimate: the safe side.
+ */
+static inline void pi_follow_flows(const struct pi_params *params,
+				   struct pi_vars *vars, u64 cap_q16, u64 rtt_us)
+{
+	s64 log2_n = pi_loss_log2_flows(params, vars->mean_loss, cap_q16, rtt_us);
+	unsigned int shift;
+
+	if (log2_n <= vars->log2_flows) {
+		vars->log2_flows = log2_n;
+		return;
+	}
+	shift = pi_rtts_shift(params, rtt_us, PI_FLOWS_RISE_RTTS);
+	/* rounded up, so that it reaches log2_n */
+	vars->log2_flows += (log2_n - vars->log2_flows + (s64)BIT_ULL(shift) - 1) >> shift;
+}
+
 /*
  * Move @vars->mean_loss towards this update's loss rate by 1/2^s, 2^s the
  * power of two of updates nearest below PI_FLOWS_MEAN_RTTS design round
- * trips. Rounded down at each step, so that it settles (and the timer of
- * an idle link can stop): at 0 when p is 0, rather than a few units above
- * it.
+ * trips, and the design's N after it. Rounded down at each step, so that
+ * it settles (and the timer of an idle link can stop): at 0 when p is 0,
+ * rather than a few units above it.
  */
 static inline void pi_average_loss(const struct pi_params *params,
 				   struct pi_vars *vars, u64 cap_q16)
 {
-	u64 rtt_us, updates;
 	unsigned int shift;
+	u64 rtt_us;
 
 	if (!params->autotune || params->flows != PI_FLOWS_AUTO) {
-		vars->mean_loss = vars->prob;	/* flows auto would start here */
+		/* flows auto would start here, its design at one flow */
+		vars->mean_loss = vars->prob;
 		vars->limit_drops = 0;
+		vars->log2_flows = 0;
 		return;
 	}
 	rtt_us = cap_q16 ? pi_design_rtt_us(params, cap_q16) : params->rtt_us;
-	/* microseconds times millihertz: 10^9 of them make one update */
-	updates = div_u64(PI_FLOWS_MEAN_RTTS * rtt_us * params->freq_mhz,
-			  AQM_NSEC_PER_SEC);
-	shift = updates ? aqm_fls64(updates) - 1 : 0;
+	shift = pi_rtts_shift(params, rtt_us, PI_FLOWS_MEAN_RTTS);
 	vars->mean_loss -= (vars->mean_loss + BIT_ULL(shift) - 1) >> shift;
 	vars->mean_loss += pi_update_loss(params, vars, cap_q16) >> shift;
 	vars->limit_drops = 0;
+	if (cap_q16)
+		pi_follow_flows(params, vars, cap_q16, rtt_us);
 }
 
 /**
@@ -797,6 +850,7 @@ static inline bool pi_update(const struct pi_params *params,
 	s64 err_old = (s64)vars->qold_pkts - ref_pkts;
 	u64 old_prob = vars->prob, old_integral = vars->integral;
 	u64 old_mean = vars->mean_loss;
+	s64 old_flows = vars->log2_flows;
 	struct aqm_s128 p;
 
 	pi_retune(params, vars, false);
@@ -837,7 +891,8 @@ static inline bool pi_update(const struct pi_params *params,
 	vars->qold_pkts = qlen_pkts;
 
 	return qlen_pkts || vars->prob != old_prob || err_old != err_now ||
-	       vars->integral != old_integral || vars->mean_loss != old_mean;
+	       vars->integral != old_integral || vars->mean_loss != old_mean ||
+	       vars->log2_flows != old_flows;
 }
 
 /* Autotune and a delay target need C: the dequeue rate, if not configured */

@@ -733,6 +733,21 @@ static void flows_auto_link(struct pi_params *params, struct pi_vars *vars)
 	pi_vars_init(vars);
 }
 
+/* the N flows auto designs for, before the retune band */
+static double design_flows(const struct pi_vars *vars)
+{
+	return exp2(ldexp((double)vars->log2_flows, -32));
+}
+
+/* the design's N where it has followed the mean loss rate for long */
+static void flows_settled(const struct pi_params *params, struct pi_vars *vars)
+{
+	uint64_t cap_q16 = pi_capacity_q16(params, vars);
+
+	vars->log2_flows = pi_loss_log2_flows(params, vars->mean_loss, cap_q16,
+					      pi_design_rtt_us(params, cap_q16));
+}
+
 /*
  * flows auto: N = R C / W(p) inverts each response function at the p that
  * N flows of window R C / N meet, 1 to 1000 flows, 10 Mbit/s to 10 Gbit/s,
@@ -763,11 +778,10 @@ static void test_flows_estimate(void)
 					params.flows = PI_FLOWS_AUTO;
 					params.response = resp;
 					pi_vars_init(&vars);
-					vars.mean_loss = (uint64_t)ldexp(p, PI_PROB_SHIFT);
 					cap_q16 = (uint64_t)nearbyint(ldexp(c, 16));
-					worst = fmax(worst, fabs(ldexp((double)pi_design_flows_q16(
-						&params, &vars, cap_q16,
-						(uint64_t)nearbyint(rtts[l] * 1e6)), -16) /
+					worst = fmax(worst, fabs(exp2(ldexp((double)pi_loss_log2_flows(
+						&params, (uint64_t)ldexp(p, PI_PROB_SHIFT), cap_q16,
+						(uint64_t)nearbyint(rtts[l] * 1e6)), -32)) /
 						flows[j] - 1));
 					points++;
 				}
@@ -790,6 +804,7 @@ static void test_flows_estimate(void)
 
 		vars.mean_loss = (uint64_t)ldexp(ref_response_p(PI_RESPONSE_CUBIC, w, 0.068),
 						PI_PROB_SHIFT);
+		flows_settled(&params, &vars);
 		pi_retune(&params, &vars, false);
 		fixed = vars;
 		params.flows = 16;
@@ -804,10 +819,12 @@ static void test_flows_estimate(void)
 		/* 10% more p is ~7.4% more flows for CUBIC: inside the band */
 		a_16 = vars.a_frac;
 		vars.mean_loss += vars.mean_loss / 10;
+		flows_settled(&params, &vars);
 		pi_retune(&params, &vars, false);
 		moved = vars.a_frac;
 		check(moved == a_16, "flows auto: a 10%% rise of p keeps the gains (within the 12.5%% band)");
 		vars.mean_loss += vars.mean_loss / 2;
+		flows_settled(&params, &vars);
 		pi_retune(&params, &vars, false);
 		check(vars.a_frac > a_16 && vars.tuned_flows_q16 > 18 << PI_FLOWS_SHIFT,
 		      "flows auto: a 65%% rise of p re-derives them (%.2f flows, a %.6g)",
@@ -1018,6 +1035,7 @@ static void test_gain_changes(void)
 	flows_auto_link(&params, &vars);
 	vars.prob = (uint64_t)ldexp(3e-4, PI_PROB_SHIFT);
 	vars.integral = vars.mean_loss = vars.prob;
+	flows_settled(&params, &vars);
 	/* open loop: the gains' own feedback may drive p to a bound; stop there */
 	for (n = 0; n < 20000 && p_min > 0 && p_max < 0.5; n++) {
 		/* a swing around a mean that moves, so the mean of p (N's source) does */
@@ -1067,6 +1085,7 @@ static void test_empty_queue_rests(void)
 		/* settle near the reference with a p that means many flows */
 		vars.prob = (uint64_t)ldexp(3e-4, PI_PROB_SHIFT);
 		vars.integral = vars.mean_loss = vars.prob;
+		flows_settled(&params, &vars);
 		for (n = 0; n < 50; n++)
 			pi_update(&params, &vars, 165);
 		for (n = 0; n < 40000; n++) {
@@ -1104,6 +1123,7 @@ static void test_flows_mean(void)
 	p16 = ref_response_p(PI_RESPONSE_CUBIC, 0.068 * c / 16, 0.068);
 	vars.prob = (uint64_t)ldexp(p16, PI_PROB_SHIFT);
 	vars.integral = vars.mean_loss = vars.prob;
+	flows_settled(&params, &vars);
 	ref = pi_reference_pkts(&params, pi_bandwidth_q16(&params));
 	for (n = 0; n < 200; n++)	/* the queue at the reference: p holds */
 		pi_update(&params, &vars, ref);
@@ -1162,12 +1182,12 @@ static void test_flows_limit_loss(void)
 	p16 = ref_response_p(PI_RESPONSE_CUBIC, 0.068 * c / 16, 0.068);
 	per_update = c * 1000 / params.freq_mhz;
 	ref = pi_reference_pkts(&params, pi_bandwidth_q16(&params));
-	for (n = 0; n < 4000; n++) {
+	for (n = 0; n < 8000; n++) {	/* the design rises slowly: see below */
 		for (owed += p16 * per_update; owed >= 1; owed--, dropped++)
 			pi_limit_dropped(&vars);
 		served += (uint64_t)per_update;
 		pi_update(&params, &vars, ref);
-		if (n >= 2000) {
+		if (n >= 6000) {
 			double flows = ldexp((double)vars.tuned_flows_q16, -16);
 
 			n_min = fmin(n_min, flows);
@@ -1202,6 +1222,72 @@ static void test_flows_limit_loss(void)
 	pi_update(&params, &vars, ref);
 	check(!vars.limit_drops && vars.mean_loss == vars.prob,
 	      "flows 16: the limit's drops are not kept");
+}
+
+/*
+ * The design follows the flows the loss rate means up no faster than the
+ * loop settles and down at once. A burst at the limit for ten round trips
+ * (slow start's overshoot: 5% of the packets dropped) reads as many tens
+ * of flows, and moves a design settled at four to less than twice that;
+ * a loss rate that lasts brings the design to its flows
+ * within a few PI_FLOWS_RISE_RTTS; its end takes the design down as the
+ * mean falls.
+ */
+static void test_flows_rise(void)
+{
+	struct pi_params params;
+	struct pi_vars vars;
+	double c, p4, p16, per_update, rtt_steps, owed = 0, peak = 0, read_peak = 0;
+	uint64_t cap_q16, rtt_us;
+	int n, settled_at = -1;
+	uint32_t ref;
+
+	flows_auto_link(&params, &vars);
+	cap_q16 = pi_bandwidth_q16(&params);
+	rtt_us = pi_design_rtt_us(&params, cap_q16);
+	c = ldexp((double)cap_q16, -16);
+	p4 = ref_response_p(PI_RESPONSE_CUBIC, 0.068 * c / 4, 0.068);
+	p16 = ref_response_p(PI_RESPONSE_CUBIC, 0.068 * c / 16, 0.068);
+	per_update = c * 1000 / params.freq_mhz;
+	rtt_steps = rtt_us * 1e-6 * params.freq_mhz / 1000;
+	ref = pi_reference_pkts(&params, cap_q16);
+	vars.prob = vars.integral = vars.mean_loss = (uint64_t)ldexp(p4, PI_PROB_SHIFT);
+	flows_settled(&params, &vars);
+	for (n = 0; n < 200; n++)
+		pi_update(&params, &vars, ref);
+	for (n = 0; n < 20 * (int)rtt_steps; n++) {	/* and ten after it */
+		if (n < 10 * (int)rtt_steps)
+			for (owed += 0.05 * per_update; owed >= 1; owed--)
+				pi_limit_dropped(&vars);
+		pi_update(&params, &vars, ref);
+		peak = fmax(peak, design_flows(&vars));
+		read_peak = fmax(read_peak, exp2(ldexp((double)pi_loss_log2_flows(
+			&params, vars.mean_loss, cap_q16, rtt_us), -32)));
+	}
+	for (n = 0; n < 8 * PI_FLOWS_MEAN_RTTS * (int)rtt_steps; n++)
+		pi_update(&params, &vars, ref);
+	check(read_peak > 50 && peak < 8 && fabs(design_flows(&vars) / 4 - 1) < 0.1,
+	      "flows auto: ten round trips of 5%% limit drops on 4 flows' p read as up to %.0f flows; the design went to %.2f, and %d round trips later is at %.2f",
+	      read_peak, peak, 8 * PI_FLOWS_MEAN_RTTS, design_flows(&vars));
+
+	/* 16 flows' p from now on */
+	vars.prob = vars.integral = (uint64_t)ldexp(p16, PI_PROB_SHIFT);
+	for (n = 0; n < 20 * PI_FLOWS_RISE_RTTS * (int)rtt_steps && settled_at < 0; n++) {
+		pi_update(&params, &vars, ref);
+		if (vars.tuned_flows_q16 >= 14 << PI_FLOWS_SHIFT)
+			settled_at = n;
+	}
+	check(settled_at > PI_FLOWS_RISE_RTTS / 2 * rtt_steps &&
+	      settled_at < 4 * PI_FLOWS_RISE_RTTS * rtt_steps,
+	      "flows auto: from 4 flows to 16 flows' p, the design reaches 14 after %.0f round trips (rise horizon %d)",
+	      settled_at / rtt_steps, PI_FLOWS_RISE_RTTS);
+
+	vars.prob = vars.integral = (uint64_t)ldexp(p4, PI_PROB_SHIFT);
+	for (n = 0; n < 4 * PI_FLOWS_MEAN_RTTS * (int)rtt_steps; n++)
+		pi_update(&params, &vars, ref);
+	check(fabs(design_flows(&vars) / 4 - 1) < 0.1,
+	      "flows auto: back at 4 flows' p, the design follows the mean down within %d round trips (%.2f flows)",
+	      4 * PI_FLOWS_MEAN_RTTS, design_flows(&vars));
 }
 
 /* autotune on a 100 Mbit/s link designed for 16 flows; returns q_ref */
@@ -1390,6 +1476,7 @@ int main(void)
 	test_empty_queue_rests();
 	test_flows_mean();
 	test_flows_limit_loss();
+	test_flows_rise();
 	test_clamp_keeps_integral();
 	test_integral_counts_up_to_reference();
 	test_shaper_bursts();
