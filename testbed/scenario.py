@@ -351,7 +351,7 @@ PI_LAW_CHANGES = (
      "before it counted the error up to the reference", None),
     ("2026-12-05T21:00", "pi with flows auto whose limit dropped, made before N counted "
      "the limit's drops", limit_drops_counted),
-    ("2026-12-06T01:00", "pi with flows auto, made before its design's N rose slower "
+    ("2026-12-06T00:50", "pi with flows auto, made before its design's N rose slower "
      "than the loop", flows_estimated),
 )
 
