@@ -344,15 +344,18 @@ def limit_drops_counted(args, limit_drops):
 
 
 # autotune's law as it changed, oldest first: from when (UTC), what a run
-# made before it measured, and which runs it changed (None: every one)
+# made before it measured, which runs it changed (None: every one), and,
+# where given, the first date it concerns (a law that ran for a while)
 PI_LAW_CHANGES = (
     ("2026-12-05T10:30", "autotuned pi in ns-2's form, made before its positional law", None),
     ("2026-12-05T13:40", "autotuned pi whose integral counted all of an overshoot, made "
      "before it counted the error up to the reference", None),
     ("2026-12-05T21:00", "pi with flows auto whose limit dropped, made before N counted "
      "the limit's drops", limit_drops_counted),
-    ("2026-12-06T00:50", "pi with flows auto, made before its design's N rose slower "
-     "than the loop", flows_estimated),
+    ("2026-12-06T02:15", "pi with flows auto, made while its design's N rose slower than "
+     "the loop from p as well (2026-12-06T00:50)", flows_estimated, "2026-12-06T00:50"),
+    ("2026-12-06T02:15", "pi with flows auto whose limit dropped, made before the N the "
+     "limit's drops add rose slower than the loop", limit_drops_counted),
 )
 
 
@@ -364,6 +367,8 @@ def superseded_pi_law(kind, args, date, limit_drops=None):
     ns-2's form; a run without a date is not judged."""
     if not pi_autotuned(kind, args) or not date:
         return None
-    return next(("%s (%s)" % (what, since) for since, what, applies in PI_LAW_CHANGES
-                 if date < since and (applies is None or applies(args, limit_drops))),
-                None)
+    for since, what, applies, *first in PI_LAW_CHANGES:
+        if (date < since and (not first or date >= first[0])
+                and (applies is None or applies(args, limit_drops))):
+            return "%s (%s)" % (what, since)
+    return None

@@ -82,13 +82,12 @@
  * keeps its precision.
  *
  * With flows 0 (tc's "flows auto") N is not configured but estimated: the
- * senders' response function inverted at the loss rate they meet (p plus
- * the share of packets the limit dropped, averaged over about
- * PI_FLOWS_MEAN_RTTS design round trips, pi_loss_log2_flows()) gives the
- * window W(p), and N = R C / W(p) flows
- * of that window fill the pipe and the reference queue. The design follows
- * that N down at once and up no faster than the loop settles
- * (pi_follow_flows()). The gains are
+ * senders' response function inverted at the loss rate they meet (p
+ * averaged over about PI_FLOWS_MEAN_RTTS design round trips,
+ * pi_loss_log2_flows()) gives the window W(p), and N = R C / W(p) flows
+ * of that window fill the pipe and the reference queue. Where the limit
+ * drops too, the N its share adds rises no faster than the loop settles
+ * (pi_follow_loss_flows()). The gains are
  * derived again when the design's N moves by more than 1/2^PI_RETUNE_SHIFT, as for
  * C; below N = 1 (p = 0 at the start) the design is for one flow. A
  * design for N- flows is stable for more flows but slower with each: the
@@ -274,12 +273,13 @@ struct pi_params {
  *		unknown
  * @integral:	autotune: the law's integral I, within [0, 1], Q62; else
  *		p itself (a change to autotune starts from it)
- * @mean_loss:	flows auto: the loss rate the senders meet (p plus the
- *		limit's share) averaged over about PI_FLOWS_MEAN_RTTS design
+ * @mean_prob:	flows auto: p averaged over about PI_FLOWS_MEAN_RTTS design
  *		round trips, Q62, the operating point N is read from; else p
+ * @mean_loss:	flows auto: the loss rate the senders meet, p plus the
+ *		limit's share, averaged alike, Q62; else p
  * @limit_drops:	wire packets the limit dropped since the last update
- * @log2_flows:	flows auto: log2 of the N the design is for, Q32, at least
- *		0 (one flow); follows pi_loss_log2_flows() (pi_follow_flows())
+ * @log2_loss_flows:	flows auto: log2 of the flows @mean_loss means,
+ *		followed up slowly (pi_follow_loss_flows()), Q32, at least 0
  */
 struct pi_vars {
 	u64 prob;
@@ -294,9 +294,10 @@ struct pi_vars {
 	u32 ref_pkts;
 	u32 qdelay_us;
 	u64 integral;
+	u64 mean_prob;
 	u64 mean_loss;
 	u64 limit_drops;
-	s64 log2_flows;
+	s64 log2_loss_flows;
 };
 
 /**
@@ -351,9 +352,10 @@ static inline void pi_vars_init(struct pi_vars *vars)
 	vars->ref_pkts = PI_NO_REFERENCE;
 	vars->qdelay_us = PI_NO_DELAY;
 	vars->integral = 0;
+	vars->mean_prob = 0;
 	vars->mean_loss = 0;
 	vars->limit_drops = 0;
-	vars->log2_flows = 0;
+	vars->log2_loss_flows = 0;
 }
 
 /* Update period 1/freq in nanoseconds; freq_mhz >= PI_FREQ_MIN_MHZ */
@@ -619,11 +621,8 @@ static inline s64 pi_response_log2_window(u32 response, u32 cubic_c_micro,
  * small to hold the next rise (measured: 16 CUBIC flows at 400 Mbit/s,
  * their queue empty for moments every few seconds, held 2.3 times the
  * target, tail drops 90% of the loss). The mean over several round trips
- * (@vars->mean_loss) is the rate the senders meet, and a moment's empty
- * queue barely moves it. Nor at p alone: where the limit carries the
- * loss, p need not rise, N read low and its slow gains kept p low
- * (measured: 16 CUBIC flows at 1 Gbit/s, 2494 of 2525 drops at the limit,
- * p at 0-1e-5 where the flows met 1.8e-4, N read 1-11).
+ * is the rate the senders meet, and a moment's empty queue barely moves
+ * it.
  */
 static inline s64 pi_loss_log2_flows(const struct pi_params *params, u64 loss,
 				     u64 cap_q16, u64 rtt_us)
@@ -641,13 +640,28 @@ static inline s64 pi_loss_log2_flows(const struct pi_params *params, u64 loss,
 	return log2_n < 32 * (s64)AQM_LOG2_ONE ? log2_n : 32 * (s64)AQM_LOG2_ONE;
 }
 
-/* N of the design, Q16: the configured fewest flows, or the estimate's */
+/*
+ * N of the design, Q16: the configured fewest flows, or the estimate's,
+ * the more of p's (@vars->mean_prob) and the limit's (the slow
+ * @vars->log2_loss_flows).
+ *
+ * Not at p alone: where the limit carries the loss, p need not rise, N
+ * read low and its slow gains kept p low (measured: 16 CUBIC flows at
+ * 1 Gbit/s, 2494 of 2525 drops at the limit, p at 0-1e-5 where the flows
+ * met 1.8e-4, N read 1-11).
+ */
 static inline u64 pi_design_flows_q16(const struct pi_params *params,
-				      const struct pi_vars *vars)
+				      const struct pi_vars *vars, u64 cap_q16,
+				      u64 rtt_us)
 {
+	s64 log2_n;
+
 	if (params->flows != PI_FLOWS_AUTO)
 		return (u64)params->flows << PI_FLOWS_SHIFT;
-	return aqm_exp2_q32(vars->log2_flows, PI_FLOWS_SHIFT);
+	log2_n = pi_loss_log2_flows(params, vars->mean_prob, cap_q16, rtt_us);
+	if (log2_n < vars->log2_loss_flows)
+		log2_n = vars->log2_loss_flows;
+	return aqm_exp2_q32(log2_n, PI_FLOWS_SHIFT);
 }
 
 /* no law (C unknown): p = 0 and no integral, so no drops */
@@ -656,9 +670,10 @@ static inline void pi_rest(struct pi_vars *vars)
 	WRITE_ONCE(vars->prob, 0);
 	vars->accu = 0;
 	vars->integral = 0;
+	vars->mean_prob = 0;
 	vars->mean_loss = 0;
 	vars->limit_drops = 0;
-	vars->log2_flows = 0;
+	vars->log2_loss_flows = 0;
 }
 
 /**
@@ -695,7 +710,7 @@ static inline void pi_retune(const struct pi_params *params,
 		return;
 	}
 	rtt_us = pi_design_rtt_us(params, cap_q16);
-	flows_q16 = pi_design_flows_q16(params, vars);
+	flows_q16 = pi_design_flows_q16(params, vars, cap_q16, rtt_us);
 	if (!force && vars->tuned_q16 && !pi_design_moved(cap_q16, vars->tuned_q16) &&
 	    !pi_design_moved(flows_q16, vars->tuned_flows_q16))
 		return;
@@ -751,43 +766,53 @@ static inline unsigned int pi_rtts_shift(const struct pi_params *params,
 }
 
 /*
- * The design's N follows the loss rate's down at once and up by 1/2^s of
- * the way in log2 an update, 2^s the updates nearest below
- * PI_FLOWS_RISE_RTTS design round trips (64-128), two to three times the
- * loop's own time constant (1/wg = 38 R at margin 87): a gain schedule
- * that moves as fast as the loop it schedules is part of that loop, one
- * several times slower is not. The two ways differ
- * because the errors do: a design for fewer flows than there are is stable,
- * only slower; one for more over-drops. Slow start's overshoot into the
- * limit reads as many times the flows there are (measured: 724-2385
- * drops in its first seconds read 37-83 for 16 CUBIC flows at
- * 400 Mbit/s), and the gains of that design wound p up to several times
- * the flows' need for 30-70 s; followed at this pace, a burst of ten round
- * trips, whose reading lasts about twice that, takes the design's log2 a
- * fifth of the way to the burst's at most. Down at once, the design reads
- * the low side of a noisy estimate: the safe side.
+ * The flows the loss rate with the limit's share means, followed down at
+ * once and up by 1/2^s of the way in log2 an update, 2^s the updates
+ * nearest below PI_FLOWS_RISE_RTTS design round trips (64-128), two to
+ * three times the loop's own time constant (1/wg = 38 R at margin 87).
+ * p is the loop's own output, and the N it reads moves at the loop's
+ * pace; the limit's drops are not: bursts the loop did not make and cannot
+ * bound. Slow start's overshoot into the limit reads as many times the
+ * flows there are (measured: 724-2385 drops in its first seconds read
+ * 37-83 for 16 CUBIC flows at 400 Mbit/s), and the gains of that design
+ * wound p up to several times the flows' need for 30-70 s; followed at
+ * this pace, a burst of ten round trips, whose reading lasts about twice
+ * that, takes this N's log2 a fifth of the way to the burst's at most.
+ * Down at once, because a design for fewer flows than there are is
+ * stable, only slower, and one for more over-drops. p's own N is not
+ * slowed: slowed too, 16 CUBIC flows at 100 Mbit/s took 20 s instead of
+ * 10 to settle after slow start (measured).
  */
-static inline void pi_follow_flows(const struct pi_params *params,
-				   struct pi_vars *vars, u64 cap_q16, u64 rtt_us)
+static inline void pi_follow_loss_flows(const struct pi_params *params,
+					struct pi_vars *vars, u64 cap_q16,
+					u64 rtt_us)
 {
 	s64 log2_n = pi_loss_log2_flows(params, vars->mean_loss, cap_q16, rtt_us);
+	s64 gap = log2_n - vars->log2_loss_flows;
 	unsigned int shift;
 
-	if (log2_n <= vars->log2_flows) {
-		vars->log2_flows = log2_n;
+	if (gap <= 0) {
+		vars->log2_loss_flows = log2_n;
 		return;
 	}
 	shift = pi_rtts_shift(params, rtt_us, PI_FLOWS_RISE_RTTS);
 	/* rounded up, so that it reaches log2_n */
-	vars->log2_flows += (log2_n - vars->log2_flows + (s64)BIT_ULL(shift) - 1) >> shift;
+	vars->log2_loss_flows += (gap + (s64)BIT_ULL(shift) - 1) >> shift;
+}
+
+/* @mean towards @now by 1/2^@shift, rounded down: it settles at 0 */
+static inline void pi_average(u64 *mean, u64 now, unsigned int shift)
+{
+	*mean -= (*mean + BIT_ULL(shift) - 1) >> shift;
+	*mean += now >> shift;
 }
 
 /*
- * Move @vars->mean_loss towards this update's loss rate by 1/2^s, 2^s the
- * power of two of updates nearest below PI_FLOWS_MEAN_RTTS design round
- * trips, and the design's N after it. Rounded down at each step, so that
- * it settles (and the timer of an idle link can stop): at 0 when p is 0,
- * rather than a few units above it.
+ * Move the means of p and of the loss rate towards this update's by 1/2^s,
+ * 2^s the power of two of updates nearest below PI_FLOWS_MEAN_RTTS design
+ * round trips, and the limit's N after them. Rounded down at each step,
+ * so that they settle (and the timer of an idle link can stop): at 0 when
+ * p is 0, rather than a few units above it.
  */
 static inline void pi_average_loss(const struct pi_params *params,
 				   struct pi_vars *vars, u64 cap_q16)
@@ -796,19 +821,20 @@ static inline void pi_average_loss(const struct pi_params *params,
 	u64 rtt_us;
 
 	if (!params->autotune || params->flows != PI_FLOWS_AUTO) {
-		/* flows auto would start here, its design at one flow */
+		/* flows auto would start here */
+		vars->mean_prob = vars->prob;
 		vars->mean_loss = vars->prob;
 		vars->limit_drops = 0;
-		vars->log2_flows = 0;
+		vars->log2_loss_flows = 0;
 		return;
 	}
 	rtt_us = cap_q16 ? pi_design_rtt_us(params, cap_q16) : params->rtt_us;
 	shift = pi_rtts_shift(params, rtt_us, PI_FLOWS_MEAN_RTTS);
-	vars->mean_loss -= (vars->mean_loss + BIT_ULL(shift) - 1) >> shift;
-	vars->mean_loss += pi_update_loss(params, vars, cap_q16) >> shift;
+	pi_average(&vars->mean_prob, vars->prob, shift);
+	pi_average(&vars->mean_loss, pi_update_loss(params, vars, cap_q16), shift);
 	vars->limit_drops = 0;
 	if (cap_q16)
-		pi_follow_flows(params, vars, cap_q16, rtt_us);
+		pi_follow_loss_flows(params, vars, cap_q16, rtt_us);
 }
 
 /**
@@ -849,8 +875,8 @@ static inline bool pi_update(const struct pi_params *params,
 	s64 err_now = (s64)qlen_pkts - ref_pkts;
 	s64 err_old = (s64)vars->qold_pkts - ref_pkts;
 	u64 old_prob = vars->prob, old_integral = vars->integral;
-	u64 old_mean = vars->mean_loss;
-	s64 old_flows = vars->log2_flows;
+	u64 old_mean = vars->mean_loss, old_mean_prob = vars->mean_prob;
+	s64 old_flows = vars->log2_loss_flows;
 	struct aqm_s128 p;
 
 	pi_retune(params, vars, false);
@@ -892,7 +918,7 @@ static inline bool pi_update(const struct pi_params *params,
 
 	return qlen_pkts || vars->prob != old_prob || err_old != err_now ||
 	       vars->integral != old_integral || vars->mean_loss != old_mean ||
-	       vars->log2_flows != old_flows;
+	       vars->mean_prob != old_mean_prob || vars->log2_loss_flows != old_flows;
 }
 
 /* Autotune and a delay target need C: the dequeue rate, if not configured */

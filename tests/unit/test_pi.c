@@ -609,7 +609,7 @@ static void test_backlog_floor(void)
 	params.a_frac = params.b_frac = 1ULL << 50;
 	pi_retune(&params, &vars, true);
 	vars.prob = PI_PROB_ONE / 10;
-	vars.integral = vars.mean_loss = vars.prob;	/* as a law that put p there left it */
+	vars.integral = vars.mean_loss = vars.mean_prob = vars.prob;	/* as a law left it */
 	check(!pi_update(&params, &vars, 0) && !pi_update(&params, &vars, 0) &&
 	      vars.prob == PI_PROB_ONE / 10,
 	      "with a = b, p = 0.1 stays on an empty queue and the timer may sleep");
@@ -734,18 +734,22 @@ static void flows_auto_link(struct pi_params *params, struct pi_vars *vars)
 }
 
 /* the N flows auto designs for, before the retune band */
-static double design_flows(const struct pi_vars *vars)
+static double design_flows(const struct pi_params *params, const struct pi_vars *vars)
 {
-	return exp2(ldexp((double)vars->log2_flows, -32));
+	uint64_t cap_q16 = pi_capacity_q16(params, vars);
+
+	return ldexp((double)pi_design_flows_q16(params, vars, cap_q16,
+						 pi_design_rtt_us(params, cap_q16)), -16);
 }
 
-/* the design's N where it has followed the mean loss rate for long */
+/* the means and the limit's N where the loss rate has held at mean_loss */
 static void flows_settled(const struct pi_params *params, struct pi_vars *vars)
 {
 	uint64_t cap_q16 = pi_capacity_q16(params, vars);
 
-	vars->log2_flows = pi_loss_log2_flows(params, vars->mean_loss, cap_q16,
-					      pi_design_rtt_us(params, cap_q16));
+	vars->mean_prob = vars->mean_loss;
+	vars->log2_loss_flows = pi_loss_log2_flows(params, vars->mean_loss, cap_q16,
+						   pi_design_rtt_us(params, cap_q16));
 }
 
 /*
@@ -1225,13 +1229,13 @@ static void test_flows_limit_loss(void)
 }
 
 /*
- * The design follows the flows the loss rate means up no faster than the
- * loop settles and down at once. A burst at the limit for ten round trips
- * (slow start's overshoot: 5% of the packets dropped) reads as many tens
- * of flows, and moves a design settled at four to less than twice that;
- * a loss rate that lasts brings the design to its flows
- * within a few PI_FLOWS_RISE_RTTS; its end takes the design down as the
- * mean falls.
+ * The N the limit's drops add follows them up no faster than the loop
+ * settles and down at once; p's own N follows p's mean. A burst at the
+ * limit for ten round trips (slow start's overshoot: 5% of the packets
+ * dropped) reads as many tens of flows, and moves a design settled at four
+ * to less than twice that; the limit carrying sixteen flows' loss with p
+ * at 0 brings the design to them within a few PI_FLOWS_RISE_RTTS; p's
+ * rise from four flows' to sixteen's within a few PI_FLOWS_MEAN_RTTS.
  */
 static void test_flows_rise(void)
 {
@@ -1239,7 +1243,7 @@ static void test_flows_rise(void)
 	struct pi_vars vars;
 	double c, p4, p16, per_update, rtt_steps, owed = 0, peak = 0, read_peak = 0;
 	uint64_t cap_q16, rtt_us;
-	int n, settled_at = -1;
+	int n, limit_at = -1, prob_at = -1;
 	uint32_t ref;
 
 	flows_auto_link(&params, &vars);
@@ -1260,34 +1264,43 @@ static void test_flows_rise(void)
 			for (owed += 0.05 * per_update; owed >= 1; owed--)
 				pi_limit_dropped(&vars);
 		pi_update(&params, &vars, ref);
-		peak = fmax(peak, design_flows(&vars));
+		peak = fmax(peak, design_flows(&params, &vars));
 		read_peak = fmax(read_peak, exp2(ldexp((double)pi_loss_log2_flows(
 			&params, vars.mean_loss, cap_q16, rtt_us), -32)));
 	}
 	for (n = 0; n < 8 * PI_FLOWS_MEAN_RTTS * (int)rtt_steps; n++)
 		pi_update(&params, &vars, ref);
-	check(read_peak > 50 && peak < 8 && fabs(design_flows(&vars) / 4 - 1) < 0.1,
+	check(read_peak > 50 && peak < 8 && fabs(design_flows(&params, &vars) / 4 - 1) < 0.1,
 	      "flows auto: ten round trips of 5%% limit drops on 4 flows' p read as up to %.0f flows; the design went to %.2f, and %d round trips later is at %.2f",
-	      read_peak, peak, 8 * PI_FLOWS_MEAN_RTTS, design_flows(&vars));
+	      read_peak, peak, 8 * PI_FLOWS_MEAN_RTTS, design_flows(&params, &vars));
 
-	/* 16 flows' p from now on */
-	vars.prob = vars.integral = (uint64_t)ldexp(p16, PI_PROB_SHIFT);
-	for (n = 0; n < 20 * PI_FLOWS_RISE_RTTS * (int)rtt_steps && settled_at < 0; n++) {
+	/* p at 0, the limit dropping 16 flows' loss rate */
+	pi_rest(&vars);
+	for (n = 0; n < 20 * PI_FLOWS_RISE_RTTS * (int)rtt_steps && limit_at < 0; n++) {
+		for (owed += p16 * per_update; owed >= 1; owed--)
+			pi_limit_dropped(&vars);
 		pi_update(&params, &vars, ref);
-		if (vars.tuned_flows_q16 >= 14 << PI_FLOWS_SHIFT)
-			settled_at = n;
+		if (design_flows(&params, &vars) >= 12)
+			limit_at = n;
 	}
-	check(settled_at > PI_FLOWS_RISE_RTTS / 2 * rtt_steps &&
-	      settled_at < 4 * PI_FLOWS_RISE_RTTS * rtt_steps,
-	      "flows auto: from 4 flows to 16 flows' p, the design reaches 14 after %.0f round trips (rise horizon %d)",
-	      settled_at / rtt_steps, PI_FLOWS_RISE_RTTS);
+	check(!vars.prob && limit_at > PI_FLOWS_RISE_RTTS / 2 * rtt_steps &&
+	      limit_at < 4 * PI_FLOWS_RISE_RTTS * rtt_steps,
+	      "flows auto: the limit carrying 16 flows' loss, p at 0: the design reaches 12 after %.0f round trips (rise horizon %d)",
+	      limit_at / rtt_steps, PI_FLOWS_RISE_RTTS);
 
-	vars.prob = vars.integral = (uint64_t)ldexp(p4, PI_PROB_SHIFT);
-	for (n = 0; n < 4 * PI_FLOWS_MEAN_RTTS * (int)rtt_steps; n++)
+	/* p itself from 4 flows' to 16 flows' */
+	pi_rest(&vars);
+	vars.prob = vars.integral = vars.mean_loss = (uint64_t)ldexp(p4, PI_PROB_SHIFT);
+	flows_settled(&params, &vars);
+	vars.prob = vars.integral = (uint64_t)ldexp(p16, PI_PROB_SHIFT);
+	for (n = 0; n < 20 * PI_FLOWS_RISE_RTTS * (int)rtt_steps && prob_at < 0; n++) {
 		pi_update(&params, &vars, ref);
-	check(fabs(design_flows(&vars) / 4 - 1) < 0.1,
-	      "flows auto: back at 4 flows' p, the design follows the mean down within %d round trips (%.2f flows)",
-	      4 * PI_FLOWS_MEAN_RTTS, design_flows(&vars));
+		if (design_flows(&params, &vars) >= 14)
+			prob_at = n;
+	}
+	check(prob_at >= 0 && prob_at < 4 * PI_FLOWS_MEAN_RTTS * rtt_steps,
+	      "flows auto: p from 4 flows' to 16 flows': the design reaches 14 after %.0f round trips (p's mean over %d)",
+	      prob_at / rtt_steps, PI_FLOWS_MEAN_RTTS);
 }
 
 /* autotune on a 100 Mbit/s link designed for 16 flows; returns q_ref */

@@ -121,13 +121,17 @@ def test_finished():
             check(bool(reproduce.campaign.stale(json.load(open(os.path.join(d, "summary.json")))))
                   == is_stale, "pi's law: %s: %s" % (what, "stale" if is_stale else "not stale"))
         for date, limit_drops, change, what in (
-                ("2026-12-05T14:00:00+00:00", 0, "rose slower", "before N counted the limit's "
-                 "drops, the limit dropping none"),
+                ("2026-12-05T14:00:00+00:00", 0, None, "before N counted the limit's drops, "
+                 "the limit dropping none"),
                 ("2026-12-05T14:00:00+00:00", 2594, "counted the limit", "before N counted "
                  "the limit's drops, the limit dropping 2594"),
-                ("2026-12-05T22:00:00+00:00", 2594, "rose slower", "after N counted the "
-                 "limit's drops, before the design's N rose slower than the loop"),
-                ("2026-12-06T02:00:00+00:00", 2594, None, "after both")):
+                ("2026-12-05T22:00:00+00:00", 2594, "limit's drops add", "after N counted the "
+                 "limit's drops, before the N they add rose slower than the loop"),
+                ("2026-12-05T22:00:00+00:00", 0, None, "after N counted the limit's drops, "
+                 "the limit dropping none"),
+                ("2026-12-06T01:00:00+00:00", 0, "from p as well", "while N rose slowly from "
+                 "p as well, the limit dropping none"),
+                ("2026-12-06T03:00:00+00:00", 2594, None, "after all")):
             run(d, "10", 1, date=date, results={"leaf_final": {"tail_drops": limit_drops}},
                 nominal={"aqm": "pi", "aqm_args": "target 20ms autotune flows auto"})
             why = reproduce.campaign.stale(json.load(open(os.path.join(d, "summary.json"))))
