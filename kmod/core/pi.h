@@ -144,7 +144,7 @@
 #define PI_FLOWS_AUTO		0	/* N estimated from the loss rate */
 #define PI_FLOWS_SHIFT		16	/* an estimated N is Q16 */
 #define PI_FLOWS_MEAN_RTTS	8	/* horizon of the loss rate flows auto reads */
-#define PI_FLOWS_RISE_RTTS	128	/* horizon of the design's N on its way up */
+#define PI_FLOWS_RISE_RTTS	128	/* horizon of the limit's N on its way up */
 #define PI_RTT_MAX_US		10000000	/* 10 s */
 #define PI_TARGET_DELAY_MAX_US	10000000	/* 10 s */
 #define PI_USEC_PER_SEC_Q16	(1000000ULL << AQM_DQ_RATE_SHIFT)
