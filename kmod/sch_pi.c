@@ -160,6 +160,8 @@ static int pi_qdisc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 {
 	struct pi_sched_data *q = qdisc_priv(sch);
 
+	if (pi_count_due(&q->params, &q->vars))
+		pi_count_flow(&q->vars, skb_get_hash(skb), aqm_random_u32());
 	if (unlikely(skb_is_gso(skb)))
 		return aqm_enqueue_gso(skb, sch, to_free, &q->gso_extra_pkts,
 				       &q->decided_segs, &q->stats.max_qlen_pkts,
@@ -410,6 +412,7 @@ static int pi_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 		.qdelay_us	= READ_ONCE(q->vars.qdelay_us),
 		.tuned_flows	= READ_ONCE(q->vars.tuned_flows_q16),
 		.wire_qlen	= aqm_wire_qlen_dump(sch, &q->gso_extra_pkts),
+		.counted_flows	= READ_ONCE(q->vars.counted_flows),
 	};
 
 	return gnet_stats_copy_app(d, &st, sizeof(st));

@@ -389,6 +389,10 @@ static int pi_print_xstats(struct qdisc_util *qu, FILE *f,
 		if (RTA_PAYLOAD(xstats) >= offsetof(struct tc_pi_xstats, wire_qlen))
 			print_float(PRINT_ANY, "tuned_flows", " for %g flows",
 				    ldexp((double)st->tuned_flows, -16));
+		/* flows auto; older modules send 0 (padding) here */
+		if (RTA_PAYLOAD(xstats) >= sizeof(*st) && st->counted_flows)
+			print_uint(PRINT_ANY, "counted_flows", ", %u counted",
+				   st->counted_flows);
 	}
 	print_string(PRINT_FP, NULL, "%s", ")");
 	if (st->rate_estimate)

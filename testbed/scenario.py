@@ -356,6 +356,8 @@ PI_LAW_CHANGES = (
      "the loop from p as well (2026-12-06T00:50)", flows_estimated, "2026-12-06T00:50"),
     ("2026-12-06T02:15", "pi with flows auto whose limit dropped, made before the N the "
      "limit's drops add rose slower than the loop", limit_drops_counted),
+    ("2026-12-06T04:45", "pi with flows auto whose limit dropped, made before the N the "
+     "limit's drops add rose at once up to the flows counted", limit_drops_counted),
 )
 
 

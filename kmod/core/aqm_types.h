@@ -30,6 +30,12 @@ static inline unsigned int aqm_fls64(u64 x)
 {
 	return fls64(x);
 }
+
+/* bits set */
+static inline unsigned int aqm_hweight64(u64 x)
+{
+	return hweight64(x);
+}
 #else
 #include <stdbool.h>
 #include <stdint.h>
@@ -82,6 +88,11 @@ static inline u64 div64_u64(u64 dividend, u64 divisor)
 static inline unsigned int aqm_fls64(u64 x)
 {
 	return 64 - __builtin_clzll(x);
+}
+
+static inline unsigned int aqm_hweight64(u64 x)
+{
+	return __builtin_popcountll(x);
 }
 #endif /* __KERNEL__ */
 

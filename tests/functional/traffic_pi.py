@@ -227,6 +227,26 @@ def test_autotune_offloads(check):
           "and %.0f)" % (on, off, on_c, off_c, on_link, off_link))
 
 
+def test_flows_counted(check):
+    """flows auto counts the flows in its arrivals (tc -s shows the count):
+    eight TCP flows read as eight, with the offloads on (GSO skbs, one
+    arrival each) and off."""
+    for with_offloads in (False, True):
+        tag = "flows auto, offloads %s" % ("on" if with_offloads else "off")
+        with Lab(offloads=with_offloads) as lab:
+            shaped_pi(lab, args="limit 400 target 20ms autotune rtt 20ms flows auto")
+            lab.iperf_server()
+            client = lab.iperf_client(8, flows=8)
+            during = lab.sample("pi", 8)
+            client.wait()
+            check(client.returncode == 0, "%s: iperf3 ran" % tag, client.err)
+            counts = [s.get("counted_flows", 0) for s in during[len(during) // 2:]]
+            median = statistics.median(counts)
+            check(6 <= median <= 10,
+                  "%s: 8 flows counted as %g (median of the second half; %s)"
+                  % (tag, median, " ".join(str(c) for c in counts)))
+
+
 def test_limit_trim(check):
     with Lab() as lab:
         lab.tc("qdisc add dev %s root handle 1: htb default 1" % RTR_IF)
@@ -275,6 +295,7 @@ def run(check):
     test_autotune(check)
     test_delay_target(check)
     test_autotune_offloads(check)
+    test_flows_counted(check)
     offloads.run(check, "pi", "target 20 a 5e-4 b 4.9e-4",
                  "limit 400 target 40 a 5e-4 b 4.9e-4 ecn ecn_ceiling 1")
     test_limit_trim(check)

@@ -100,7 +100,10 @@ struct tc_pi_xstats {
 	__u32 wire_qlen;	/* queue now, wire packets (TCA_STATS' qlen
 				 * counts skbs: a GSO skb queued whole is one)
 				 */
-	__u32 pad;
+	__u32 counted_flows;	/* flows auto: flows in the arrivals of the last
+				 * window (one to two design round trips);
+				 * 0 = none counted
+				 */
 };
 
 #define TC_PI_UNKNOWN	0xffffffffU
