@@ -358,6 +358,9 @@ PI_LAW_CHANGES = (
      "limit's drops add rose slower than the loop", limit_drops_counted),
     ("2026-12-06T04:45", "pi with flows auto whose limit dropped, made before the N the "
      "limit's drops add rose at once up to the flows counted", limit_drops_counted),
+    ("2026-12-06T05:15", "pi with flows auto whose limit dropped, made before the N the "
+     "limit's drops add was bounded by the flows counted and their share averaged over "
+     "32-64 round trips", limit_drops_counted),
 )
 
 

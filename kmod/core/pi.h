@@ -86,9 +86,8 @@
  * averaged over about PI_FLOWS_MEAN_RTTS design round trips,
  * pi_loss_log2_flows()) gives the window W(p), and N = R C / W(p) flows
  * of that window fill the pipe and the reference queue. Where the limit
- * drops too, the N its share adds rises at once up to the flows counted
- * in the arrivals (pi_count_window()) and beyond them no faster than the
- * loop settles (pi_follow_loss_flows()). The gains are
+ * drops too, the N its share adds is at most the flows counted in the
+ * arrivals (pi_count_window(), pi_design_flows_q16()). The gains are
  * derived again when the design's N moves by more than 1/2^PI_RETUNE_SHIFT, as for
  * C; below N = 1 (p = 0 at the start) the design is for one flow. A
  * design for N- flows is stable for more flows but slower with each: the
@@ -145,7 +144,7 @@
 #define PI_FLOWS_AUTO		0	/* N estimated from the loss rate */
 #define PI_FLOWS_SHIFT		16	/* an estimated N is Q16 */
 #define PI_FLOWS_MEAN_RTTS	8	/* horizon of the loss rate flows auto reads */
-#define PI_FLOWS_RISE_RTTS	128	/* horizon of the limit's N on its way up */
+#define PI_LIMIT_MEAN_RTTS	64	/* horizon of the limit's share of the loss */
 #define PI_COUNT_LOG2_BITS	8	/* flows auto counts flows in 2^8 bits */
 #define PI_COUNT_BITS		256	/* 2^PI_COUNT_LOG2_BITS */
 #define PI_COUNT_WORDS		(PI_COUNT_BITS / 64)
@@ -282,11 +281,12 @@ struct pi_params {
  *		p itself (a change to autotune starts from it)
  * @mean_prob:	flows auto: p averaged over about PI_FLOWS_MEAN_RTTS design
  *		round trips, Q62, the operating point N is read from; else p
- * @mean_loss:	flows auto: the loss rate the senders meet, p plus the
- *		limit's share, averaged alike, Q62; else p
+ * @mean_share:	flows auto: the share of the packets served that the
+ *		limit dropped, averaged over about PI_LIMIT_MEAN_RTTS design
+ *		round trips, Q62
+ * @mean_loss:	flows auto: the loss rate the senders meet, @mean_prob plus
+ *		@mean_share (at most 1), Q62; else p
  * @limit_drops:	wire packets the limit dropped since the last update
- * @log2_loss_flows:	flows auto: log2 of the flows @mean_loss means,
- *		followed up slowly (pi_follow_loss_flows()), Q32, at least 0
  * @count_map:	flows auto: the flow hashes sampled this window, a bit each
  * @count_skip:	flows auto: arrivals to pass before the next sample
  * @count_shift:	flows auto: about one arrival in 2^@count_shift is sampled
@@ -309,9 +309,9 @@ struct pi_vars {
 	u32 qdelay_us;
 	u64 integral;
 	u64 mean_prob;
+	u64 mean_share;
 	u64 mean_loss;
 	u64 limit_drops;
-	s64 log2_loss_flows;
 	u64 count_map[PI_COUNT_WORDS];
 	u32 count_skip;
 	u32 count_shift;
@@ -389,9 +389,9 @@ static inline void pi_vars_init(struct pi_vars *vars)
 	vars->qdelay_us = PI_NO_DELAY;
 	vars->integral = 0;
 	vars->mean_prob = 0;
+	vars->mean_share = 0;
 	vars->mean_loss = 0;
 	vars->limit_drops = 0;
-	vars->log2_loss_flows = 0;
 	pi_count_reset(vars);
 }
 
@@ -679,26 +679,38 @@ static inline s64 pi_loss_log2_flows(const struct pi_params *params, u64 loss,
 
 /*
  * N of the design, Q16: the configured fewest flows, or the estimate's,
- * the more of p's (@vars->mean_prob) and the limit's (the slow
- * @vars->log2_loss_flows).
+ * the more of p's (@vars->mean_prob) and the limit's: the loss rate with
+ * the limit's share (@vars->mean_loss), at most the flows counted.
  *
  * Not at p alone: where the limit carries the loss, p need not rise, N
  * read low and its slow gains kept p low (measured: 16 CUBIC flows at
  * 1 Gbit/s, 2494 of 2525 drops at the limit, p at 0-1e-5 where the flows
- * met 1.8e-4, N read 1-11).
+ * met 1.8e-4, N read 1-11). The limit's N is bounded by the count, because
+ * the limit's drops come in bursts the loop neither made nor bounds:
+ * slow start's overshoot into the limit reads as many times the flows
+ * there are (measured: 724-2385 drops in its first seconds read 37-83 for
+ * 16 CUBIC flows at 400 Mbit/s), and a design for them wound p up to
+ * several times the flows' need for 30-70 s. Followed slowly instead (64
+ * to 128 round trips), it left 16 flows at 1 Gbit/s in the trap above for
+ * a minute. The count holds short flows too, so it bounds the limit's N
+ * and is no floor of the design; p's own N is not bounded (it is the
+ * loop's own output, and unbounded it is the law of before the count).
  */
 static inline u64 pi_design_flows_q16(const struct pi_params *params,
 				      const struct pi_vars *vars, u64 cap_q16,
 				      u64 rtt_us)
 {
-	s64 log2_n;
+	s64 log2_n, log2_limit;
 
 	if (params->flows != PI_FLOWS_AUTO)
 		return (u64)params->flows << PI_FLOWS_SHIFT;
+	/* p's N, and the limit's */
 	log2_n = pi_loss_log2_flows(params, vars->mean_prob, cap_q16, rtt_us);
-	if (log2_n < vars->log2_loss_flows)
-		log2_n = vars->log2_loss_flows;
-	return aqm_exp2_q32(log2_n, PI_FLOWS_SHIFT);
+	log2_limit = pi_loss_log2_flows(params, vars->mean_loss, cap_q16, rtt_us);
+	if (log2_limit > vars->log2_counted_flows)
+		log2_limit = vars->log2_counted_flows;
+	return aqm_exp2_q32(log2_n > log2_limit ? log2_n : log2_limit,
+			    PI_FLOWS_SHIFT);
 }
 
 /* no law (C unknown): p = 0 and no integral, so no drops */
@@ -708,9 +720,9 @@ static inline void pi_rest(struct pi_vars *vars)
 	vars->accu = 0;
 	vars->integral = 0;
 	vars->mean_prob = 0;
+	vars->mean_share = 0;
 	vars->mean_loss = 0;
 	vars->limit_drops = 0;
-	vars->log2_loss_flows = 0;
 	pi_count_reset(vars);
 }
 
@@ -771,26 +783,24 @@ static inline void pi_limit_dropped(struct pi_vars *vars)
 }
 
 /*
- * Loss rate of this update, Q62: p plus the share of the C T packets
- * served in it that the limit dropped instead (the limit drops only while
- * the queue is full, so the link is busy and served C T). At most 1.
+ * The share of the C T packets served in this update that the limit
+ * dropped instead, Q62 (the limit drops only while the queue is full, so
+ * the link is busy and served C T). At most 1.
  */
-static inline u64 pi_update_loss(const struct pi_params *params,
-				 const struct pi_vars *vars, u64 cap_q16)
+static inline u64 pi_update_share(const struct pi_params *params,
+				  const struct pi_vars *vars, u64 cap_q16)
 {
 	s64 log2_share;
-	u64 share;
 
 	if (!vars->limit_drops || !cap_q16)
-		return vars->prob;
+		return 0;
 	/* drops / (C / freq), freq in millihertz */
 	log2_share = aqm_log2_q32(vars->limit_drops, 0) +
 		     aqm_log2_q32(params->freq_mhz, 0) -
 		     aqm_log2_q32(cap_q16, AQM_DQ_RATE_SHIFT) - PI_LOG2_1E3;
 	if (log2_share >= 0)
 		return PI_PROB_ONE;
-	share = aqm_exp2_q32(log2_share, PI_PROB_SHIFT);
-	return share < PI_PROB_ONE - vars->prob ? vars->prob + share : PI_PROB_ONE;
+	return aqm_exp2_q32(log2_share, PI_PROB_SHIFT);
 }
 
 /* s of the 2^s updates nearest below @rtts design round trips of @rtt_us */
@@ -890,54 +900,6 @@ static inline void pi_count_window(const struct pi_params *params,
 	vars->count_updates = 0;
 }
 
-/*
- * The flows the loss rate with the limit's share means, followed down at
- * once, up at once as far as the flows counted, and beyond them up by
- * 1/2^s of the way in log2 an update, 2^s the updates nearest below
- * PI_FLOWS_RISE_RTTS design round trips (64-128), two to three times the
- * loop's own time constant (1/wg = 38 R at margin 87).
- * p is the loop's own output, and the N it reads moves at the loop's
- * pace; the limit's drops are not: bursts the loop did not make and cannot
- * bound. Slow start's overshoot into the limit reads as many times the
- * flows there are (measured: 724-2385 drops in its first seconds read
- * 37-83 for 16 CUBIC flows at 400 Mbit/s), and the gains of that design
- * wound p up to several times the flows' need for 30-70 s; followed at
- * this pace, a burst of ten round trips, whose reading lasts about twice
- * that, takes this N's log2 a fifth of the way to the burst's at most.
- * Up to the flows counted at once: that many flows are there, and a
- * design for fewer left the limit the loss for a minute (measured: 16
- * CUBIC flows at 1 Gbit/s, the slow N at 11-17 only from 50-60 s, p at
- * 0-4e-5, 3501-3825 limit drops); the count holds short flows too, so it
- * bounds the fast rise from above without being a floor.
- * Down at once, because a design for fewer flows than there are is
- * stable, only slower, and one for more over-drops. p's own N is not
- * slowed: slowed too, 16 CUBIC flows at 100 Mbit/s took 20 s instead of
- * 10 to settle after slow start (measured).
- */
-static inline void pi_follow_loss_flows(const struct pi_params *params,
-					struct pi_vars *vars, u64 cap_q16,
-					u64 rtt_us)
-{
-	s64 log2_n = pi_loss_log2_flows(params, vars->mean_loss, cap_q16, rtt_us);
-	s64 gap = log2_n - vars->log2_loss_flows;
-	unsigned int shift;
-
-	if (gap <= 0) {
-		vars->log2_loss_flows = log2_n;
-		return;
-	}
-	if (vars->log2_loss_flows < vars->log2_counted_flows) {
-		vars->log2_loss_flows = log2_n < vars->log2_counted_flows ?
-					log2_n : vars->log2_counted_flows;
-		gap = log2_n - vars->log2_loss_flows;
-		if (!gap)
-			return;
-	}
-	shift = pi_rtts_shift(params, rtt_us, PI_FLOWS_RISE_RTTS);
-	/* rounded up, so that it reaches log2_n */
-	vars->log2_loss_flows += (gap + (s64)BIT_ULL(shift) - 1) >> shift;
-}
-
 /* @mean towards @now by 1/2^@shift, rounded down: it settles at 0 */
 static inline void pi_average(u64 *mean, u64 now, unsigned int shift)
 {
@@ -946,11 +908,20 @@ static inline void pi_average(u64 *mean, u64 now, unsigned int shift)
 }
 
 /*
- * Move the means of p and of the loss rate towards this update's by 1/2^s,
- * 2^s the power of two of updates nearest below PI_FLOWS_MEAN_RTTS design
- * round trips, and the limit's N after them. Rounded down at each step,
- * so that they settle (and the timer of an idle link can stop): at 0 when
- * p is 0, rather than a few units above it.
+ * Move the mean of p towards this update's by 1/2^s, 2^s the power of two
+ * of updates nearest below PI_FLOWS_MEAN_RTTS design round trips, the
+ * limit's share likewise over PI_LIMIT_MEAN_RTTS, and count the flows.
+ * Rounded down at each step, so that they settle (and the timer of
+ * an idle link can stop): at 0 when p is 0, rather than a few units above
+ * it.
+ *
+ * The limit's share over a longer horizon than p's: the limit drops in
+ * clusters, each time the queue overshoots into it, seconds apart at high
+ * speed; a mean over 8 round trips fell to nothing between them, and the
+ * N it read with it, so the design stayed that of a few flows and the
+ * limit kept the loss (measured: 16 CUBIC flows at
+ * 1 Gbit/s, 17 flows counted, N read 1-6 at 10 s intervals, p at 0-1e-5,
+ * 3485 limit drops). Over 32-64 round trips the clusters' rate holds.
  */
 static inline void pi_average_loss(const struct pi_params *params,
 				   struct pi_vars *vars, u64 cap_q16)
@@ -961,20 +932,21 @@ static inline void pi_average_loss(const struct pi_params *params,
 	if (!params->autotune || params->flows != PI_FLOWS_AUTO) {
 		/* flows auto would start here */
 		vars->mean_prob = vars->prob;
+		vars->mean_share = 0;
 		vars->mean_loss = vars->prob;
 		vars->limit_drops = 0;
-		vars->log2_loss_flows = 0;
 		pi_count_reset(vars);
 		return;
 	}
 	rtt_us = cap_q16 ? pi_design_rtt_us(params, cap_q16) : params->rtt_us;
 	shift = pi_rtts_shift(params, rtt_us, PI_FLOWS_MEAN_RTTS);
 	pi_average(&vars->mean_prob, vars->prob, shift);
-	pi_average(&vars->mean_loss, pi_update_loss(params, vars, cap_q16), shift);
+	pi_average(&vars->mean_share, pi_update_share(params, vars, cap_q16),
+		   pi_rtts_shift(params, rtt_us, PI_LIMIT_MEAN_RTTS));
+	vars->mean_loss = vars->mean_share < PI_PROB_ONE - vars->mean_prob ?
+			  vars->mean_prob + vars->mean_share : PI_PROB_ONE;
 	vars->limit_drops = 0;
 	pi_count_window(params, vars, rtt_us);
-	if (cap_q16)
-		pi_follow_loss_flows(params, vars, cap_q16, rtt_us);
 }
 
 /**
@@ -1016,7 +988,7 @@ static inline bool pi_update(const struct pi_params *params,
 	s64 err_old = (s64)vars->qold_pkts - ref_pkts;
 	u64 old_prob = vars->prob, old_integral = vars->integral;
 	u64 old_mean = vars->mean_loss, old_mean_prob = vars->mean_prob;
-	s64 old_flows = vars->log2_loss_flows;
+	u64 old_share = vars->mean_share;
 	struct aqm_s128 p;
 
 	pi_retune(params, vars, false);
@@ -1058,7 +1030,8 @@ static inline bool pi_update(const struct pi_params *params,
 
 	return qlen_pkts || vars->prob != old_prob || err_old != err_now ||
 	       vars->integral != old_integral || vars->mean_loss != old_mean ||
-	       vars->mean_prob != old_mean_prob || vars->log2_loss_flows != old_flows;
+	       vars->mean_share != old_share ||
+	       vars->mean_prob != old_mean_prob;
 }
 
 /* Autotune and a delay target need C: the dequeue rate, if not configured */

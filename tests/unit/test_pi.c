@@ -742,14 +742,11 @@ static double design_flows(const struct pi_params *params, const struct pi_vars 
 						 pi_design_rtt_us(params, cap_q16)), -16);
 }
 
-/* the means and the limit's N where the loss rate has held at mean_loss */
-static void flows_settled(const struct pi_params *params, struct pi_vars *vars)
+/* the means where p has held at mean_loss, the limit dropping nothing */
+static void flows_settled(struct pi_vars *vars)
 {
-	uint64_t cap_q16 = pi_capacity_q16(params, vars);
-
 	vars->mean_prob = vars->mean_loss;
-	vars->log2_loss_flows = pi_loss_log2_flows(params, vars->mean_loss, cap_q16,
-						   pi_design_rtt_us(params, cap_q16));
+	vars->mean_share = 0;
 }
 
 /*
@@ -808,7 +805,7 @@ static void test_flows_estimate(void)
 
 		vars.mean_loss = (uint64_t)ldexp(ref_response_p(PI_RESPONSE_CUBIC, w, 0.068),
 						PI_PROB_SHIFT);
-		flows_settled(&params, &vars);
+		flows_settled(&vars);
 		pi_retune(&params, &vars, false);
 		fixed = vars;
 		params.flows = 16;
@@ -823,12 +820,12 @@ static void test_flows_estimate(void)
 		/* 10% more p is ~7.4% more flows for CUBIC: inside the band */
 		a_16 = vars.a_frac;
 		vars.mean_loss += vars.mean_loss / 10;
-		flows_settled(&params, &vars);
+		flows_settled(&vars);
 		pi_retune(&params, &vars, false);
 		moved = vars.a_frac;
 		check(moved == a_16, "flows auto: a 10%% rise of p keeps the gains (within the 12.5%% band)");
 		vars.mean_loss += vars.mean_loss / 2;
-		flows_settled(&params, &vars);
+		flows_settled(&vars);
 		pi_retune(&params, &vars, false);
 		check(vars.a_frac > a_16 && vars.tuned_flows_q16 > 18 << PI_FLOWS_SHIFT,
 		      "flows auto: a 65%% rise of p re-derives them (%.2f flows, a %.6g)",
@@ -1039,7 +1036,7 @@ static void test_gain_changes(void)
 	flows_auto_link(&params, &vars);
 	vars.prob = (uint64_t)ldexp(3e-4, PI_PROB_SHIFT);
 	vars.integral = vars.mean_loss = vars.prob;
-	flows_settled(&params, &vars);
+	flows_settled(&vars);
 	/* open loop: the gains' own feedback may drive p to a bound; stop there */
 	for (n = 0; n < 20000 && p_min > 0 && p_max < 0.5; n++) {
 		/* a swing around a mean that moves, so the mean of p (N's source) does */
@@ -1089,7 +1086,7 @@ static void test_empty_queue_rests(void)
 		/* settle near the reference with a p that means many flows */
 		vars.prob = (uint64_t)ldexp(3e-4, PI_PROB_SHIFT);
 		vars.integral = vars.mean_loss = vars.prob;
-		flows_settled(&params, &vars);
+		flows_settled(&vars);
 		for (n = 0; n < 50; n++)
 			pi_update(&params, &vars, 165);
 		for (n = 0; n < 40000; n++) {
@@ -1127,7 +1124,7 @@ static void test_flows_mean(void)
 	p16 = ref_response_p(PI_RESPONSE_CUBIC, 0.068 * c / 16, 0.068);
 	vars.prob = (uint64_t)ldexp(p16, PI_PROB_SHIFT);
 	vars.integral = vars.mean_loss = vars.prob;
-	flows_settled(&params, &vars);
+	flows_settled(&vars);
 	ref = pi_reference_pkts(&params, pi_bandwidth_q16(&params));
 	for (n = 0; n < 200; n++)	/* the queue at the reference: p holds */
 		pi_update(&params, &vars, ref);
@@ -1168,67 +1165,6 @@ static void test_flows_mean(void)
 }
 
 /*
- * flows auto where the limit carries the loss: p at 0 (the queue at the
- * reference), the limit dropping the share 16 flows meet. N reads the
- * loss rate, not p: 16 flows, where from p it would stay at one.
- */
-static void test_flows_limit_loss(void)
-{
-	struct pi_params params;
-	struct pi_vars vars;
-	double c, p16, per_update, owed = 0, n_min = 1e9, n_max = 0;
-	uint64_t dropped = 0, served = 0;
-	uint32_t ref;
-	int n;
-
-	flows_auto_link(&params, &vars);
-	c = ldexp((double)pi_bandwidth_q16(&params), -16);
-	p16 = ref_response_p(PI_RESPONSE_CUBIC, 0.068 * c / 16, 0.068);
-	per_update = c * 1000 / params.freq_mhz;
-	ref = pi_reference_pkts(&params, pi_bandwidth_q16(&params));
-	for (n = 0; n < 8000; n++) {	/* the design rises slowly: see below */
-		for (owed += p16 * per_update; owed >= 1; owed--, dropped++)
-			pi_limit_dropped(&vars);
-		served += (uint64_t)per_update;
-		pi_update(&params, &vars, ref);
-		if (n >= 6000) {
-			double flows = ldexp((double)vars.tuned_flows_q16, -16);
-
-			n_min = fmin(n_min, flows);
-			n_max = fmax(n_max, flows);
-		}
-	}
-	check(!vars.prob && n_min > 16 * 0.8 && n_max < 16 * 1.25,
-	      "flows auto: the limit dropping 16 flows' %.3g (%llu of %llu packets), p at 0: designed for %.1f-%.1f flows",
-	      p16, (unsigned long long)dropped, (unsigned long long)served, n_min, n_max);
-
-	for (n = 0; n < 4000; n++)
-		pi_update(&params, &vars, ref);
-	check(ldexp((double)vars.tuned_flows_q16, -16) < 8.0 / 7,
-	      "flows auto: the limit's drops over, p at 0: back to one flow (%.2f)",
-	      ldexp((double)vars.tuned_flows_q16, -16));
-
-	for (n = 0; n < 2000; n++) {
-		int k;
-
-		for (k = 0; k < 10 * (int)per_update; k++)
-			pi_limit_dropped(&vars);
-		pi_update(&params, &vars, ref);
-	}
-	check(vars.mean_loss <= PI_PROB_ONE && vars.mean_loss > PI_PROB_ONE / 2 &&
-	      !vars.limit_drops,
-	      "flows auto: ten times the packets served dropped at the limit counts as a loss rate of 1 (%.4f)",
-	      ldexp((double)vars.mean_loss, -PI_PROB_SHIFT));
-
-	params.flows = 16;
-	pi_retune(&params, &vars, true);
-	pi_limit_dropped(&vars);
-	pi_update(&params, &vars, ref);
-	check(!vars.limit_drops && vars.mean_loss == vars.prob,
-	      "flows 16: the limit's drops are not kept");
-}
-
-/*
  * a flow's hash, as random as skb_get_hash()'s (splitmix64's finaliser):
  * linear counting assumes hashes that collide at random
  */
@@ -1251,6 +1187,71 @@ static void flows_arrive(const struct pi_params *params, struct pi_vars *vars,
 		if (pi_count_due(params, vars))
 			pi_count_flow(vars, flow_hash(next % flows),
 				      (uint32_t)(test_uniform(rng) * 4294967296.0));
+}
+
+/*
+ * flows auto where the limit carries the loss: p at 0 (the queue at the
+ * reference), the limit dropping the share 16 flows meet, 16 flows
+ * arriving. N reads the loss rate, not p: 16 flows, where from p it would
+ * stay at one.
+ */
+static void test_flows_limit_loss(void)
+{
+	struct pi_params params;
+	struct pi_vars vars;
+	double c, p16, per_update, owed = 0, n_min = 1e9, n_max = 0;
+	uint64_t dropped = 0, served = 0, rng = 3;
+	uint32_t ref;
+	int n;
+
+	flows_auto_link(&params, &vars);
+	c = ldexp((double)pi_bandwidth_q16(&params), -16);
+	p16 = ref_response_p(PI_RESPONSE_CUBIC, 0.068 * c / 16, 0.068);
+	per_update = c * 1000 / params.freq_mhz;
+	ref = pi_reference_pkts(&params, pi_bandwidth_q16(&params));
+	for (n = 0; n < 8000; n++) {	/* settled from n = 6000 on */
+		for (owed += p16 * per_update; owed >= 1; owed--, dropped++)
+			pi_limit_dropped(&vars);
+		served += (uint64_t)per_update;
+		flows_arrive(&params, &vars, 16, per_update, &rng);
+		pi_update(&params, &vars, ref);
+		if (n >= 6000) {
+			double flows = ldexp((double)vars.tuned_flows_q16, -16);
+
+			n_min = fmin(n_min, flows);
+			n_max = fmax(n_max, flows);
+		}
+	}
+	check(!vars.prob && n_min > 16 * 0.8 && n_max < 16 * 1.25,
+	      "flows auto: the limit dropping 16 flows' %.3g (%llu of %llu packets), p at 0: designed for %.1f-%.1f flows",
+	      p16, (unsigned long long)dropped, (unsigned long long)served, n_min, n_max);
+
+	for (n = 0; n < 4000; n++) {
+		flows_arrive(&params, &vars, 16, per_update, &rng);
+		pi_update(&params, &vars, ref);
+	}
+	check(ldexp((double)vars.tuned_flows_q16, -16) < 8.0 / 7,
+	      "flows auto: the limit's drops over, p at 0, 16 flows still counted: back to one flow (%.2f)",
+	      ldexp((double)vars.tuned_flows_q16, -16));
+
+	for (n = 0; n < 2000; n++) {
+		int k;
+
+		for (k = 0; k < 10 * (int)per_update; k++)
+			pi_limit_dropped(&vars);
+		pi_update(&params, &vars, ref);
+	}
+	check(vars.mean_loss <= PI_PROB_ONE && vars.mean_loss > PI_PROB_ONE / 2 &&
+	      !vars.limit_drops,
+	      "flows auto: ten times the packets served dropped at the limit counts as a loss rate of 1 (%.4f)",
+	      ldexp((double)vars.mean_loss, -PI_PROB_SHIFT));
+
+	params.flows = 16;
+	pi_retune(&params, &vars, true);
+	pi_limit_dropped(&vars);
+	pi_update(&params, &vars, ref);
+	check(!vars.limit_drops && vars.mean_loss == vars.prob,
+	      "flows 16: the limit's drops are not kept");
 }
 
 /*
@@ -1307,15 +1308,16 @@ static void test_flows_count(void)
 }
 
 /*
- * The N the limit's drops add follows them up no faster than the loop
- * settles and down at once; p's own N follows p's mean. A burst at the
- * limit for ten round trips (slow start's overshoot: 5% of the packets
- * dropped) reads as many tens of flows, and moves a design settled at four
- * (and counting four) to less than twice that; the limit carrying sixteen
- * flows' loss with p at 0 brings the design to them within a few
- * PI_FLOWS_MEAN_RTTS where the sixteen are counted, a few
- * PI_FLOWS_RISE_RTTS where none is; p's rise from four flows' to
- * sixteen's within a few PI_FLOWS_MEAN_RTTS.
+ * The N the limit's drops add is at most the flows counted; p's own N
+ * follows p's mean. A burst at the limit for ten round trips (slow
+ * start's overshoot: 5% of the packets dropped) reads as many tens of
+ * flows, and leaves a design settled at four, four flows counted, at
+ * four; the limit carrying sixteen flows' loss with p at 0 brings the
+ * design to them within a few PI_LIMIT_MEAN_RTTS where the sixteen are
+ * counted, and not at all where none is; and keeps it near them where
+ * the limit drops in clusters (a mean over a few round trips would fall
+ * to nothing between them); p's rise from four flows' to sixteen's within
+ * a few PI_FLOWS_MEAN_RTTS.
  */
 static void test_flows_rise(void)
 {
@@ -1336,9 +1338,11 @@ static void test_flows_rise(void)
 	rtt_steps = rtt_us * 1e-6 * params.freq_mhz / 1000;
 	ref = pi_reference_pkts(&params, cap_q16);
 	vars.prob = vars.integral = vars.mean_loss = (uint64_t)ldexp(p4, PI_PROB_SHIFT);
-	flows_settled(&params, &vars);
-	for (n = 0; n < 200; n++)
+	flows_settled(&vars);
+	for (n = 0; n < 200; n++) {
+		flows_arrive(&params, &vars, 4, per_update, &rng);
 		pi_update(&params, &vars, ref);
+	}
 	for (n = 0; n < 20 * (int)rtt_steps; n++) {	/* and ten after it */
 		if (n < 10 * (int)rtt_steps)
 			for (owed += 0.05 * per_update; owed >= 1; owed--)
@@ -1349,30 +1353,25 @@ static void test_flows_rise(void)
 		read_peak = fmax(read_peak, exp2(ldexp((double)pi_loss_log2_flows(
 			&params, vars.mean_loss, cap_q16, rtt_us), -32)));
 	}
-	for (n = 0; n < 8 * PI_FLOWS_MEAN_RTTS * (int)rtt_steps; n++)
-		pi_update(&params, &vars, ref);
-	check(read_peak > 50 && peak < 8 && fabs(design_flows(&params, &vars) / 4 - 1) < 0.1,
-	      "flows auto: ten round trips of 5%% limit drops on 4 flows' p read as up to %.0f flows; the design went to %.2f, and %d round trips later is at %.2f",
-	      read_peak, peak, 8 * PI_FLOWS_MEAN_RTTS, design_flows(&params, &vars));
+	check(read_peak > 20 && fabs(peak / 4 - 1) < 0.1,
+	      "flows auto: ten round trips of 5%% limit drops on 4 flows' p, 4 flows counted, read as up to %.0f flows; the design went to %.2f",
+	      read_peak, peak);
 
-	/* p at 0, the limit dropping 16 flows' loss rate */
+	/* p at 0, the limit dropping 16 flows' loss rate, none counted */
 	pi_rest(&vars);
-	for (n = 0; n < 20 * PI_FLOWS_RISE_RTTS * (int)rtt_steps && limit_at < 0; n++) {
+	for (n = 0; n < 8 * PI_LIMIT_MEAN_RTTS * (int)rtt_steps; n++) {
 		for (owed += p16 * per_update; owed >= 1; owed--)
 			pi_limit_dropped(&vars);
 		pi_update(&params, &vars, ref);
-		if (design_flows(&params, &vars) >= 12)
-			limit_at = n;
+		peak = design_flows(&params, &vars);
 	}
-	check(!vars.prob && limit_at > PI_FLOWS_RISE_RTTS / 2 * rtt_steps &&
-	      limit_at < 4 * PI_FLOWS_RISE_RTTS * rtt_steps,
-	      "flows auto: the limit carrying 16 flows' loss, p at 0, no flow counted: the design reaches 12 after %.0f round trips (rise horizon %d)",
-	      limit_at / rtt_steps, PI_FLOWS_RISE_RTTS);
+	check(!vars.prob && peak == 1,
+	      "flows auto: the limit carrying 16 flows' loss, p at 0, no flow counted: the design stays at %.2f",
+	      peak);
 
 	/* the same with the 16 flows' arrivals counted */
 	pi_rest(&vars);
-	for (n = 0, limit_at = -1; n < 20 * PI_FLOWS_RISE_RTTS * (int)rtt_steps &&
-	     limit_at < 0; n++) {
+	for (n = 0; n < 8 * PI_LIMIT_MEAN_RTTS * (int)rtt_steps && limit_at < 0; n++) {
 		for (owed += p16 * per_update; owed >= 1; owed--)
 			pi_limit_dropped(&vars);
 		flows_arrive(&params, &vars, 16, per_update, &rng);
@@ -1380,16 +1379,31 @@ static void test_flows_rise(void)
 		if (design_flows(&params, &vars) >= 12)
 			limit_at = n;
 	}
-	check(!vars.prob && limit_at >= 0 && limit_at < 4 * PI_FLOWS_MEAN_RTTS * rtt_steps,
-	      "flows auto: the limit carrying 16 flows' loss, p at 0, %u flows counted: the design reaches 12 after %.0f round trips (loss rate's mean over %d)",
-	      vars.counted_flows, limit_at / rtt_steps, PI_FLOWS_MEAN_RTTS);
+	check(!vars.prob && limit_at >= 0 && limit_at < 2 * PI_LIMIT_MEAN_RTTS * rtt_steps,
+	      "flows auto: the limit carrying 16 flows' loss, p at 0, %u flows counted: the design reaches 12 after %.0f round trips (the limit's share's mean over %d)",
+	      vars.counted_flows, limit_at / rtt_steps, PI_LIMIT_MEAN_RTTS);
+
+	/* the same loss in clusters, one round trip every 30 (the queue's overshoots) */
+	pi_rest(&vars);
+	for (n = 0, peak = 1e9; n < 8 * PI_LIMIT_MEAN_RTTS * (int)rtt_steps; n++) {
+		if (n % (30 * (int)rtt_steps) < (int)rtt_steps)
+			for (owed += 30 * p16 * per_update; owed >= 1; owed--)
+				pi_limit_dropped(&vars);
+		flows_arrive(&params, &vars, 16, per_update, &rng);
+		pi_update(&params, &vars, ref);
+		if (n >= 4 * PI_LIMIT_MEAN_RTTS * (int)rtt_steps)
+			peak = fmin(peak, design_flows(&params, &vars));
+	}
+	check(peak >= 8,
+	      "flows auto: the limit carrying 16 flows' loss in clusters 30 round trips apart, p at 0, 16 flows counted: the design stays at %.1f or more",
+	      peak);
 
 	/* p itself from 4 flows' to 16 flows' */
 	pi_rest(&vars);
 	vars.prob = vars.integral = vars.mean_loss = (uint64_t)ldexp(p4, PI_PROB_SHIFT);
-	flows_settled(&params, &vars);
+	flows_settled(&vars);
 	vars.prob = vars.integral = (uint64_t)ldexp(p16, PI_PROB_SHIFT);
-	for (n = 0; n < 20 * PI_FLOWS_RISE_RTTS * (int)rtt_steps && prob_at < 0; n++) {
+	for (n = 0; n < 8 * PI_LIMIT_MEAN_RTTS * (int)rtt_steps && prob_at < 0; n++) {
 		pi_update(&params, &vars, ref);
 		if (design_flows(&params, &vars) >= 14)
 			prob_at = n;

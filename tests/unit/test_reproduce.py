@@ -134,7 +134,9 @@ def test_finished():
                 ("2026-12-06T03:00:00+00:00", 2594, "flows counted", "after the N the limit's "
                  "drops add rose slower, before it rose at once up to the flows counted"),
                 ("2026-12-06T03:00:00+00:00", 0, None, "the same, the limit dropping none"),
-                ("2026-12-06T05:00:00+00:00", 2594, None, "after all")):
+                ("2026-12-06T05:00:00+00:00", 2594, "share averaged", "while the limit's N "
+                 "rose at once up to the count, the limit dropping 2594"),
+                ("2026-12-06T05:20:00+00:00", 2594, None, "after all")):
             run(d, "10", 1, date=date, results={"leaf_final": {"tail_drops": limit_drops}},
                 nominal={"aqm": "pi", "aqm_args": "target 20ms autotune flows auto"})
             why = reproduce.campaign.stale(json.load(open(os.path.join(d, "summary.json"))))
