@@ -14,6 +14,7 @@ KCHECK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
 def check(when):
     """(clean, the report) for the kernel log since the previous check;
     when says what ran meanwhile."""
+    # a kmemleak scan on a debug kernel takes a minute or two
     res = subprocess.run(["bash", "-c", '. "$0" && klog_check "$1"', KCHECK, when],
-                         capture_output=True, text=True)
+                         capture_output=True, text=True, timeout=900)
     return res.returncode == 0, res.stderr.strip()[-4000:]

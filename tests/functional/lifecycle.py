@@ -16,7 +16,7 @@ import os
 import subprocess
 import time
 
-from netlab import RTR_IF, Lab, sh, udp_flood
+from netlab import COMMAND_LIMIT_S, RTR_IF, Lab, sh, udp_flood
 
 # One valid change at a time, applied in order to the initial configuration.
 INITIAL = {
@@ -151,7 +151,7 @@ def test_mq(kind, check):
                                  "socket.SOCK_DGRAM)\n"
                                  "for p in range(400):\n"
                                  "    s.sendto(b'x' * 100, ('10.201.0.2', 9 + p % 16))\n"],
-                                capture_output=True, text=True)
+                                capture_output=True, text=True, timeout=COMMAND_LIMIT_S)
         time.sleep(0.5)
         qs = json.loads(sh("tc -s -j qdisc show dev mq0", lab.rtr).stdout)
         leaves = [q for q in qs if q["kind"] == kind]
@@ -176,7 +176,7 @@ def test_many(kind, check, count=100):
                         "for i in range(%d):\n"
                         "    for _ in range(5):\n"
                         "        s.sendto(b'x', ('10.%%d.%%d.2' %% (60 + i // 256, i %% 256), 9))\n"
-                        % count], check=True)
+                        % count], check=True, timeout=COMMAND_LIMIT_S)
         qs = json.loads(sh("tc -s -j qdisc show", lab.rtr).stdout)
         busy = [q for q in qs if q["kind"] == kind and q["packets"] >= 5 and q["qlen"] == 0]
         check(len(busy) == count, "each of them forwards (%d of %d)" % (len(busy), count))
@@ -186,7 +186,7 @@ def test_many(kind, check, count=100):
 def sh_batch(ns, tool, lines, check=True):
     """One tool process for many commands (each costs ~0.1 s under TCG)."""
     res = subprocess.run(["ip", "netns", "exec", ns, tool, "-batch", "-"], input=lines,
-                         capture_output=True, text=True)
+                         capture_output=True, text=True, timeout=COMMAND_LIMIT_S)
     if check and res.returncode:
         raise RuntimeError("%s -batch: %s" % (tool, res.stderr.strip()))
     return res

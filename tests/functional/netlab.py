@@ -29,10 +29,17 @@ SAMPLER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
                        "build", "testbed", "sampler")
 
 
+# one tc, ip or shell command: under TCG a slow one takes a few seconds
+COMMAND_LIMIT_S = 120
+
+
 def sh(cmd, ns=None, check=True):
+    """cmd in a shell, in namespace ns; one that hangs raises
+    subprocess.TimeoutExpired (the suite fails, naming it)."""
     if ns:
         cmd = "ip netns exec %s %s" % (ns, cmd)
-    res = subprocess.run(cmd, shell=True, capture_output=True, text=True)
+    res = subprocess.run(cmd, shell=True, capture_output=True, text=True,
+                         timeout=COMMAND_LIMIT_S)
     if check and res.returncode:
         raise RuntimeError("%s: %s" % (cmd, res.stderr.strip()))
     return res
@@ -127,7 +134,7 @@ class Lab:
                                 text=True)
 
         def rows():
-            _, err = proc.communicate()
+            _, err = proc.communicate(timeout=seconds + COMMAND_LIMIT_S)
             with open(out) as f:
                 got = [{k: float(v) for k, v in row.items() if v != ""}
                        for row in csv.DictReader(f)]

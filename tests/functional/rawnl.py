@@ -84,6 +84,7 @@ def qdisc_request(op, dev, kind, attrs=(), parent="root", handle=None,
     with socket.socket(socket.AF_NETLINK, socket.SOCK_RAW,
                        socket.NETLINK_ROUTE) as sock:
         sock.setsockopt(SOL_NETLINK, NETLINK_EXT_ACK, 1)
+        sock.settimeout(60)  # the kernel answers at once, or never will
         sock.bind((0, 0))
         sock.send(msg)
         reply = sock.recv(65536)
