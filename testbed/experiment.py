@@ -67,6 +67,7 @@ MIN_ACKS_PER_PKT = 0.97
 MAX_DELAYED_ACK_FRACTION = 0.001
 BASE_PORT = 5201
 PROBE_PORT = 5300
+RTT_PROBES = 7
 
 # How each AQM's time-valued parameters scale with k, and their defaults
 # (which must be scaled too when the user leaves them out). "time" is
@@ -328,7 +329,7 @@ def auto_scale(rate_bps, capacity_bps):
 
 PROBE = """import socket, struct, sys, time
 deadline = time.monotonic() + 30
-for _ in range(3):
+for _ in range(int(sys.argv[3])):
     while True:
         try:
             s = socket.create_connection((sys.argv[1], int(sys.argv[2])))
@@ -349,19 +350,21 @@ s = socket.socket(); s.bind(("", int(sys.argv[1]))); s.listen(64); time.sleep(36
 
 def measure_rtts(net, scen, k):
     """Handshake RTT of each pair on the idle network (SYN -> SYN-ACK as
-    the sender's first RTT sample), median of 3, nominal seconds."""
+    the sender's first RTT sample), nominal seconds: the least of
+    RTT_PROBES, one pair at a time. A stall of the guest only adds to a
+    sample, and probes of other pairs running beside it add their own."""
     pairs = len(scen["pairs"])
     listeners = [net["r%d" % i].popen(["python3", "-c", LISTEN, str(PROBE_PORT)])
                  for i in range(1, pairs + 1)]
     time.sleep(0.5)
-    probes = [net["s%d" % i].popen(["python3", "-c", PROBE, db.receiver_ip(i),
-                                    str(PROBE_PORT)], stdout=subprocess.PIPE, text=True)
-              for i in range(1, pairs + 1)]
     rtts = {}
-    for i, p in enumerate(probes, 1):
-        out, _ = p.communicate(timeout=60)
-        samples = sorted(int(x) for x in out.split())
-        measured = samples[len(samples) // 2] / 1e6 / k if samples else None
+    for i in range(1, pairs + 1):
+        probe = net["s%d" % i].popen(["python3", "-c", PROBE, db.receiver_ip(i),
+                                      str(PROBE_PORT), str(RTT_PROBES)],
+                                     stdout=subprocess.PIPE, text=True)
+        out, _ = probe.communicate(timeout=60)
+        samples = [int(x) for x in out.split()]
+        measured = min(samples) / 1e6 / k if samples else None
         nominal = sc.rtt_s(scen, i)
         rtts[str(i)] = {"nominal_ms": nominal * 1e3,
                         "measured_ms": measured * 1e3 if measured else None,
