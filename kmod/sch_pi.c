@@ -71,7 +71,7 @@ static const struct nla_policy pi_policy[TCA_PI_MAX + 1] = {
 	[TCA_PI_BANDWIDTH] = { .type = NLA_U64 },
 	[TCA_PI_RESPONSE] = NLA_POLICY_MAX(NLA_U32, __TC_PI_RESPONSE_MAX - 1),
 	[TCA_PI_SPACING] = NLA_POLICY_MAX(NLA_U32, __TC_PI_SPACING_MAX - 1),
-	[TCA_PI_MARGIN]	= NLA_POLICY_MAX(NLA_U32, PI_MARGIN_MAX_DEG),
+	[TCA_PI_MARGIN]	= NLA_POLICY_MAX(NLA_U32, PI_MARGIN_AUTO),
 	[TCA_PI_ECN_CEILING] = NLA_POLICY_FULL_RANGE(NLA_U64, &pi_ecn_ceiling_range),
 	[TCA_PI_TARGET_DELAY] = NLA_POLICY_FULL_RANGE(NLA_U32, &pi_target_delay_range),
 	[TCA_PI_CUBIC_C] = NLA_POLICY_FULL_RANGE(NLA_U32, &pi_cubic_c_range),
@@ -82,6 +82,7 @@ static_assert((int)PI_RESPONSE_HIGHSPEED == (int)TC_PI_RESPONSE_HIGHSPEED);
 static_assert((int)PI_RESPONSE_CUBIC == (int)TC_PI_RESPONSE_CUBIC);
 static_assert(PI_NO_REFERENCE == TC_PI_UNKNOWN && PI_NO_DELAY == TC_PI_UNKNOWN);
 static_assert((int)PI_GAINS_PENDING == (int)TC_PI_GAINS_PENDING);
+static_assert(PI_MARGIN_AUTO == TC_PI_MARGIN_AUTO);
 
 static void pi_timer_start(struct pi_sched_data *q)
 {
@@ -413,6 +414,7 @@ static int pi_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 		.tuned_flows	= READ_ONCE(q->vars.tuned_flows_q16),
 		.wire_qlen	= aqm_wire_qlen_dump(sch, &q->gso_extra_pkts),
 		.counted_flows	= READ_ONCE(q->vars.counted_flows),
+		.tuned_margin	= READ_ONCE(q->vars.tuned_margin_deg),
 	};
 
 	return gnet_stats_copy_app(d, &st, sizeof(st));

@@ -16,7 +16,8 @@ static void explain(void)
 		"              [ autotune [ rtt TIME ] [ flows N | flows auto ]\n"
 		"                [ bandwidth RATE | bandwidth auto ]\n"
 		"                [ response cubic | response reno | response highspeed ]\n"
-		"                [ cubic_c C ] [ margin DEGREES ] | noautotune ]\n"
+		"                [ cubic_c C ] [ margin DEGREES | margin auto ]\n"
+		"              | noautotune ]\n"
 		"              [ spacing random | spacing even ]\n"
 		"  target: the queue to hold, in packets (default 50), or as a delay\n"
 		"  in [1us, 10s] at the link's rate (bandwidth, or the measured one)\n"
@@ -31,7 +32,8 @@ static void explain(void)
 		"  (default 200ms) without this queue, for CUBIC senders (default)\n"
 		"  or the response given; C: the CUBIC senders' C in [0.000001, 100]\n"
 		"  (default 0.4, RFC 9438's); margin: the phase margin that places the\n"
-		"  crossover, in [0, 89] degrees (default 0: the paper's wg = z)\n"
+		"  crossover, in [0, 89] degrees (default 0: the paper's wg = z); auto:\n"
+		"  the fastest loop in which one loss takes at most p (60 degrees or more)\n"
 		"  spacing even: drop every 1/p-th packet, not each with probability p\n");
 }
 
@@ -173,9 +175,11 @@ static int pi_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 						   "must be a number in [0.000001, 100]");
 		} else if (strcmp(*argv, "margin") == 0) {
 			AQM_NEXT_ARG("pi");
-			if (get_u32(&margin, *argv, 10) || margin > 89)
+			if (strcmp(*argv, "auto") == 0)
+				margin = TC_PI_MARGIN_AUTO;
+			else if (get_u32(&margin, *argv, 10) || margin > 89)
 				return aqm_illegal("pi", "margin",
-						   "must be a phase margin in [0, 89] degrees");
+						   "must be a phase margin in [0, 89] degrees, or auto");
 			has_margin = true;
 		} else if (strcmp(*argv, "spacing") == 0) {
 			AQM_NEXT_ARG("pi");
@@ -288,12 +292,17 @@ static void pi_print_autotune(struct rtattr *tb[])
 						      micro, pi_get_cubic_c));
 		}
 	}
-	/* 0, the paper's crossover, is the default: shown in JSON only */
+	/*
+	 * 0, the paper's crossover, is the default: shown in JSON only; as
+	 * flows, JSON shows auto as its number
+	 */
 	if (aqm_has(tb, TCA_PI_MARGIN, sizeof(__u32))) {
 		__u32 margin = rta_getattr_u32(tb[TCA_PI_MARGIN]);
 
 		print_uint(PRINT_JSON, "margin", NULL, margin);
-		if (margin)
+		if (margin == TC_PI_MARGIN_AUTO)
+			print_string(PRINT_FP, NULL, "%s", "margin auto ");
+		else if (margin)
 			print_uint(PRINT_FP, NULL, "margin %u ", margin);
 	}
 }
@@ -390,9 +399,13 @@ static int pi_print_xstats(struct qdisc_util *qu, FILE *f,
 			print_float(PRINT_ANY, "tuned_flows", " for %g flows",
 				    ldexp((double)st->tuned_flows, -16));
 		/* flows auto; older modules send 0 (padding) here */
-		if (RTA_PAYLOAD(xstats) >= sizeof(*st) && st->counted_flows)
+		if (RTA_PAYLOAD(xstats) >= offsetof(struct tc_pi_xstats, tuned_margin) &&
+		    st->counted_flows)
 			print_uint(PRINT_ANY, "counted_flows", ", %u counted",
 				   st->counted_flows);
+		if (RTA_PAYLOAD(xstats) >= sizeof(*st))
+			print_uint(PRINT_ANY, "tuned_margin", ", margin %u",
+				   st->tuned_margin);
 	}
 	print_string(PRINT_FP, NULL, "%s", ")");
 	if (st->rate_estimate)
@@ -407,7 +420,7 @@ static int pi_print_xstats(struct qdisc_util *qu, FILE *f,
 	if (st->target_pkts != TC_PI_UNKNOWN)
 		print_uint(PRINT_ANY, "target_in_use", " target_in_use %up",
 			   st->target_pkts);
-	if (RTA_PAYLOAD(xstats) >= sizeof(*st))
+	if (RTA_PAYLOAD(xstats) >= offsetof(struct tc_pi_xstats, tuned_margin))
 		print_uint(PRINT_ANY, "wire_qlen", " wire_qlen %up", st->wire_qlen);
 	print_uint(PRINT_ANY, "max_qlen", " max_qlen %up", st->max_qlen);
 	print_uint(PRINT_ANY, "updates", " updates %u", st->updates);

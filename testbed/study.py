@@ -81,6 +81,10 @@ CUBIC = (
     # synchronised drops carry the loss (results/README.md item 10)
     ("pi-delay-auto-margin75", "PI, autotuned, flows auto, margin 75, 20 ms", "pi",
      "target {target} autotune rtt {rtt} flows auto margin 75 spacing even"),
+    # the crossover from the flows' loss events: one cut takes at most p
+    # (man tc-pi, margin auto), slow for 4 flows and fast for 16
+    ("pi-delay-auto-margin-auto", "PI, autotuned, flows auto, margin auto, 20 ms", "pi",
+     "target {target} autotune rtt {rtt} flows auto margin auto spacing even"),
     ("pie-delay", "pie (Linux), 20 ms", "pie", "target {target}"),
     ("dualpi2", "dualpi2 (Linux), 20 ms", "dualpi2", "target {target}"),
 )

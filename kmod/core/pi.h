@@ -75,7 +75,23 @@
  * margin PM configured, wg is placed where the loop, with the pole
  * cancelled by z, has that margin: wg R = x solving atan(x) + x = 90 - PM
  * degrees (pi_margin_wgr_q32[]), and K = z wg sqrt(1 + (wg R)^2) / (G R)
- * keeps |L(j wg)| = 1. C is the configured bandwidth
+ * keeps |L(j wg)| = 1.
+ *
+ * With the margin auto, wg follows the senders' loss events instead. The
+ * linear model is a fluid; the queue meets the flows' cuts one by one, a
+ * loss taking D packets out of the pipe at once, and the proportional
+ * part answers each with a fall of p by b D. With K/z ~ b and G = N D W /
+ * R^2 (the plant's gain above), b D = x sqrt(1 + x^2) / (C R) where
+ * x = wg R, whatever D and N. The p the senders need, times C R, is nu,
+ * their loss events per round trip, and the crossover is the fastest at
+ * which one cut takes at most p: x sqrt(1 + x^2) = nu. Faster, a single
+ * cut of a few large windows drives p to 0 (measured at margin 75, where
+ * one cut of 4 CUBIC flows took 2.4 to 3.8 times p: p = 0 for 11-50% of
+ * a run); much slower, the loop drifts with many small ones (margin 87,
+ * 16 flows at 1 Gbit/s, one cut 0.16 times p: sd a third of the target).
+ * x is kept between the paper's z R and the x of PI_MARGIN_AUTO_MIN_DEG,
+ * the margin at which the CUBIC design keeps 41 degrees with any senders
+ * (the unit tests). C is the configured bandwidth
  * or the dequeue-rate estimate, and the gains are derived again when C
  * moves by more than 1/2^PI_RETUNE_SHIFT. The rules are evaluated in the
  * log2 domain (fixed_log2.h), K/z and K T/2 separately so that a - b = K T
@@ -160,6 +176,8 @@
 #define PI_NO_DELAY		U32_MAX
 #define PI_RETUNE_SHIFT		3		/* re-derive at 12.5% */
 #define PI_MARGIN_MAX_DEG	89		/* 0 = the paper's wg = z */
+#define PI_MARGIN_AUTO		(PI_MARGIN_MAX_DEG + 1)	/* wg from the losses */
+#define PI_MARGIN_AUTO_MIN_DEG	60	/* the fastest loop auto places */
 
 /*
  * Senders' response function the autotuned design assumes. CUBIC is the
@@ -239,7 +257,8 @@ enum pi_gains_source {
  * @cubic_c_micro:	autotune, CUBIC: the senders' C, 10^-6 s^-3
  * @even_spacing:	drop at regular intervals of 1/p packets, not at random
  * @margin_deg:		autotune: phase margin that places the crossover,
- *			degrees; 0 = the paper's wg = z
+ *			degrees; 0 = the paper's wg = z; PI_MARGIN_AUTO =
+ *			from the senders' loss events
  */
 struct pi_params {
 	u32 limit_pkts;
@@ -270,6 +289,9 @@ struct pi_params {
  * @tuned_q16:	autotune: C the gains in use derive from, packets per second,
  *		Q16; 0 = none
  * @tuned_flows_q16:	autotune: N the gains in use derive from, Q16; 0 = none
+ * @tuned_margin_deg:	autotune: phase margin of the gains in use, whole
+ *			degrees, rounded down; 0 below 1 degree and without
+ *			autotuned gains
  * @source:	where the gains in use come from, pi_gains_source
  * @dq:		dequeue rate, where C is not configured
  * @accu:	even spacing: probability accumulated since the last drop, Q62
@@ -302,6 +324,7 @@ struct pi_vars {
 	u64 b_frac;
 	u64 tuned_q16;
 	u64 tuned_flows_q16;
+	u32 tuned_margin_deg;
 	u32 source;
 	struct aqm_dq_rate dq;
 	u64 accu;
@@ -382,6 +405,7 @@ static inline void pi_vars_init(struct pi_vars *vars)
 	vars->b_frac = 0;
 	vars->tuned_q16 = 0;
 	vars->tuned_flows_q16 = 0;
+	vars->tuned_margin_deg = 0;
 	vars->source = PI_GAINS_PENDING;
 	aqm_dq_rate_init(&vars->dq);
 	vars->accu = 0;
@@ -405,10 +429,12 @@ static inline u64 pi_update_period_ns(const struct pi_params *params)
  * struct pi_design - a continuous-time PI design, C(s) = K (s/z + 1) / s
  * @log2_z:	log2 of the zero z, rad/s, Q32
  * @log2_k:	log2 of the gain K, Q32
+ * @log2_wgr:	log2 of the crossover wg times R, Q32
  */
 struct pi_design {
 	s64 log2_z;
 	s64 log2_k;
+	s64 log2_wgr;
 };
 
 /* x * y for a Q32 factor x and a Q32 value y of either sign */
@@ -453,10 +479,11 @@ static inline s64 pi_cubic_log2_scale(u32 cubic_c_micro)
 /*
  * CUBIC's pole and gain (see the top of this file) from the log2 of its
  * window and round trip and its C: log2 p_TCP into @log2_z, log2 G into
- * @log2_g.
+ * @log2_g; log2 of the loss rate at that window into @log2_loss.
  */
 static inline void pi_cubic_plant(s64 log2_w, s64 log2_r, s64 log2_n,
-				  u32 cubic_c_micro, s64 *log2_z, s64 *log2_g)
+				  u32 cubic_c_micro, s64 *log2_z, s64 *log2_g,
+				  s64 *log2_loss)
 {
 	s64 log2_p = pi_cubic_log2_scale(cubic_c_micro) + log2_r -
 		     pi_mul_q32(PI_CUBIC_EXPONENT_Q32, log2_w);
@@ -470,6 +497,49 @@ static inline void pi_cubic_plant(s64 log2_w, s64 log2_r, s64 log2_n,
 	/* p_TCP = e D p / R,  G = N D W / R^2,  D = 0.3 W */
 	*log2_z = log2_e + PI_CUBIC_LOG2_DECREASE + log2_w + log2_p - log2_r;
 	*log2_g = log2_n + PI_CUBIC_LOG2_DECREASE + 2 * log2_w - 2 * log2_r;
+	*log2_loss = log2_p;
+}
+
+/*
+ * log2 of x = wg R, Q32, for the margin auto (the top of this file): the
+ * root of x sqrt(1 + x^2) = nu, the senders' loss events per round trip
+ * (@log2_nu), at most the x of PI_MARGIN_AUTO_MIN_DEG. As
+ * x^2 = 2 nu^2 / (1 + sqrt(1 + 4 nu^2)), which keeps its precision for any
+ * small nu.
+ */
+static inline s64 pi_auto_log2_wgr(s64 log2_nu)
+{
+	s64 log2_fastest = aqm_log2_q32(pi_margin_wgr_q32[PI_MARGIN_AUTO_MIN_DEG - 1],
+					AQM_LOG2_SHIFT);
+	s64 log2_x, log2_root;
+	u64 four_nu2;
+
+	/* the fastest x is below 1/2 and its nu below 1; under 1, 4 nu^2 < 4 */
+	if (log2_nu >= 0)
+		return log2_fastest;
+	four_nu2 = aqm_exp2_q32(2 * log2_nu + 2 * (s64)AQM_LOG2_ONE, AQM_LOG2_SHIFT);
+	log2_root = aqm_log2_q32(AQM_LOG2_ONE + four_nu2, AQM_LOG2_SHIFT) / 2;
+	log2_x = log2_nu + ((s64)AQM_LOG2_ONE -
+			   aqm_log2_q32(AQM_LOG2_ONE +
+					aqm_exp2_q32(log2_root, AQM_LOG2_SHIFT),
+					AQM_LOG2_SHIFT)) / 2;
+	return log2_x < log2_fastest ? log2_x : log2_fastest;
+}
+
+/*
+ * The phase margin of a crossover wg R = x (log2, Q32), whole degrees
+ * rounded down: the largest PM whose x (pi_margin_wgr_q32[], falling with
+ * PM) is at least this one, to 2^-20 (a configured margin's x comes back
+ * from the log domain a few units of 2^-30 off); 0 below 1 degree.
+ */
+static inline u32 pi_margin_of(s64 log2_wgr)
+{
+	u64 x_q32 = aqm_exp2_q32(log2_wgr, AQM_LOG2_SHIFT);
+	u32 pm = PI_MARGIN_MAX_DEG;
+
+	while (pm && pi_margin_wgr_q32[pm - 1] < x_q32 - (x_q32 >> 20))
+		pm--;
+	return pm;
 }
 
 /**
@@ -480,7 +550,8 @@ static inline void pi_cubic_plant(s64 log2_w, s64 log2_r, s64 log2_n,
  * @response:	senders' response function, pi_response
  * @cubic_c_micro: CUBIC's C, 10^-6 s^-3, not 0 (read for PI_RESPONSE_CUBIC)
  * @margin_deg:	phase margin placing the crossover, 1..PI_MARGIN_MAX_DEG
- *		degrees; 0 = wg = z
+ *		degrees; 0 = wg = z; PI_MARGIN_AUTO = from the senders' loss
+ *		events (at least z)
  * @d:		the design, written
  *
  * See the top of this file; HighSpeed TCP below its low window (38
@@ -494,12 +565,12 @@ static inline void pi_design_rules(u64 cap_q16, u64 flows_q16, u64 rtt_us,
 	s64 log2_n = aqm_log2_q32(flows_q16, PI_FLOWS_SHIFT);
 	s64 log2_r = aqm_log2_q32(rtt_us, 0) - PI_LOG2_1E6;
 	s64 log2_w = log2_r + log2_c - log2_n;
-	s64 log2_g, log2_wg, log2_sqrt;
+	s64 log2_g, log2_wg, log2_sqrt, log2_loss;
 	u64 x2_q32;
 
 	if (response == PI_RESPONSE_CUBIC) {
 		pi_cubic_plant(log2_w, log2_r, log2_n, cubic_c_micro,
-			       &d->log2_z, &log2_g);
+			       &d->log2_z, &log2_g, &log2_loss);
 	} else if (response == PI_RESPONSE_HIGHSPEED &&
 		   log2_w > PI_HS_LOG2_LOW_WINDOW) {
 		s64 log2_p = pi_mul_q32(PI_HS_EXPONENT_Q32, PI_HS_LOG2_0_12 - log2_w);
@@ -512,17 +583,26 @@ static inline void pi_design_rules(u64 cap_q16, u64 flows_q16, u64 rtt_us,
 		/* p_TCP = e b W p / R,  G = N b W^2 / R^2 */
 		d->log2_z = PI_HS_LOG2_EXPONENT + log2_b + log2_w + log2_p - log2_r;
 		log2_g = log2_n + log2_b + 2 * log2_w - 2 * log2_r;
+		log2_loss = log2_p;
 	} else {
-		/* p_TCP = 2N / (R^2 C),  G = C^2 / 2N */
+		/* p_TCP = 2N / (R^2 C),  G = C^2 / 2N,  p = 2 / W^2 */
 		d->log2_z = (s64)AQM_LOG2_ONE + log2_n - 2 * log2_r - log2_c;
 		log2_g = 2 * log2_c - (s64)AQM_LOG2_ONE - log2_n;
+		log2_loss = (s64)AQM_LOG2_ONE - 2 * log2_w;
 	}
 
-	if (margin_deg && margin_deg <= PI_MARGIN_MAX_DEG)
+	if (margin_deg && margin_deg <= PI_MARGIN_MAX_DEG) {
 		log2_wg = aqm_log2_q32(pi_margin_wgr_q32[margin_deg - 1],
 				       AQM_LOG2_SHIFT) - log2_r;
-	else
+	} else if (margin_deg == PI_MARGIN_AUTO) {
+		/* nu = p C R */
+		log2_wg = pi_auto_log2_wgr(log2_loss + log2_c + log2_r) - log2_r;
+		if (log2_wg < d->log2_z)
+			log2_wg = d->log2_z;
+	} else {
 		log2_wg = d->log2_z;
+	}
+	d->log2_wgr = log2_wg + log2_r;
 
 	/* sqrt(1 + (wg R)^2), (wg R)^2 saturating far above 1 */
 	x2_q32 = aqm_exp2_q32(2 * (log2_wg + log2_r), AQM_LOG2_SHIFT);
@@ -744,6 +824,7 @@ static inline void pi_retune(const struct pi_params *params,
 		WRITE_ONCE(vars->b_frac, params->b_frac);
 		WRITE_ONCE(vars->tuned_q16, 0);
 		WRITE_ONCE(vars->tuned_flows_q16, 0);
+		WRITE_ONCE(vars->tuned_margin_deg, 0);
 		WRITE_ONCE(vars->source, PI_GAINS_MANUAL);
 		return;
 	}
@@ -755,6 +836,7 @@ static inline void pi_retune(const struct pi_params *params,
 		WRITE_ONCE(vars->b_frac, 0);
 		WRITE_ONCE(vars->tuned_q16, 0);
 		WRITE_ONCE(vars->tuned_flows_q16, 0);
+		WRITE_ONCE(vars->tuned_margin_deg, 0);
 		WRITE_ONCE(vars->source, PI_GAINS_PENDING);
 		pi_rest(vars);
 		return;
@@ -768,6 +850,7 @@ static inline void pi_retune(const struct pi_params *params,
 	pi_design_rules(cap_q16, flows_q16, rtt_us, params->response,
 			params->cubic_c_micro, params->margin_deg, &d);
 	pi_discretise(&d, pi_update_period_ns(params), &a_frac, &b_frac);
+	WRITE_ONCE(vars->tuned_margin_deg, pi_margin_of(d.log2_wgr));
 	WRITE_ONCE(vars->a_frac, a_frac);
 	WRITE_ONCE(vars->b_frac, b_frac);
 	WRITE_ONCE(vars->tuned_q16, cap_q16);

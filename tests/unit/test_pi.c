@@ -209,6 +209,7 @@ static void test_log2_exp2(void)
 struct ref_design {
 	double z, k, a, b;
 	double pole, gain;	/* p_TCP and G of the plant */
+	double loss, wgr;	/* p at the operating point; wg R */
 };
 
 /* wg R for a phase margin of @pm degrees: atan(x) + x = 90 - pm, bisected */
@@ -249,32 +250,57 @@ static double ref_cubic_p(double w, double r, double cubic_c, double *elasticity
 	return fmax(p_cubic, p_friendly);
 }
 
+/* x solving x sqrt(1 + x^2) = @nu, bisected */
+static double ref_auto_wgr(double nu)
+{
+	double lo = 0, hi = 10;
+	int i;
+
+	for (i = 0; i < 200; i++) {
+		double mid = (lo + hi) / 2;
+
+		if (mid * sqrt(1 + mid * mid) < nu)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 static struct ref_design ref_rules(double c, double n, double r, double t,
 				   unsigned int response, double cubic_c,
 				   unsigned int margin)
 {
-	double w = r * c / n, pole, gain, wg;
+	double w = r * c / n, pole, gain, wg, p;
 	struct ref_design d;
 
 	if (response == PI_RESPONSE_CUBIC) {
-		double e, p = ref_cubic_p(w, r, cubic_c, &e);
+		double e;
 
+		p = ref_cubic_p(w, r, cubic_c, &e);
 		pole = e * 0.3 * w * p / r;
 		gain = n * 0.3 * w * w / (r * r);
 	} else if (response == PI_RESPONSE_HIGHSPEED && w > 38) {
-		double p = pow(0.12 / w, 1 / 0.835);
 		double dec = 0.5 - 0.4 * (log(fmin(w, 83000)) - log(38)) / (log(83000) - log(38));
 
+		p = pow(0.12 / w, 1 / 0.835);
 		pole = dec * w * p / (0.835 * r);
 		gain = n * dec * w * w / (r * r);
 	} else {
+		p = 2 / (w * w);
 		pole = 2 * n / (r * r * c);
 		gain = c * c / (2 * n);
 	}
 	d.z = pole;
 	d.pole = pole;
 	d.gain = gain;
-	wg = margin ? ref_margin_wgr(margin) / r : pole;
+	d.loss = p;
+	if (margin == PI_MARGIN_AUTO)
+		/* nu = p C R loss events per round trip, within [z R, 60 degrees] */
+		wg = fmax(fmin(ref_auto_wgr(p * c * r), ref_margin_wgr(60)), pole * r) / r;
+	else
+		wg = margin ? ref_margin_wgr(margin) / r : pole;
+	d.wgr = wg * r;
 	d.k = pole * wg * sqrt(1 + wg * r * wg * r) / (gain * r);
 	d.a = d.k * (1 / d.z + t / 2);
 	d.b = d.k * (1 / d.z - t / 2);
@@ -312,7 +338,7 @@ static void test_rules_paper(void)
 static void test_rules_match_reference(void)
 {
 	static const double rates_mbit[] = { 10, 200, 400, 600, 800, 1000, 10000 };
-	static const unsigned int margins[] = { 0, 30, 60, 89 };
+	static const unsigned int margins[] = { 0, 30, 60, 89, PI_MARGIN_AUTO };
 	double worst_a = 0, worst_kt = 0;
 	unsigned int i, m, resp;
 
@@ -337,7 +363,7 @@ static void test_rules_match_reference(void)
 		}
 	}
 	check(worst_a < 1e-6 && worst_kt < 1e-4,
-	      "Reno, HighSpeed and CUBIC rules, 10 Mbit/s to 10 Gbit/s, margin 0/30/60/89: a within %.2g, a - b within %.2g (+ 2^-63) of doubles",
+	      "Reno, HighSpeed and CUBIC rules, 10 Mbit/s to 10 Gbit/s, margin 0/30/60/89/auto: a within %.2g, a - b within %.2g (+ 2^-63) of doubles",
 	      worst_a, worst_kt);
 }
 
@@ -383,6 +409,82 @@ static void test_margin_loop(void)
 	check(worst_gain < 1e-6 && worst_pm < 1e-4,
 	      "margin 10..80 degrees: |L(j wg)| = 1 within %.2g, phase margin within %.2g degrees",
 	      worst_gain, worst_pm);
+}
+
+/*
+ * margin auto: the crossover follows the senders' loss events per round
+ * trip, nu = p C R, as x sqrt(1 + x^2) = nu; so the fall of p a single cut
+ * of D packets makes, b D, is p where neither bound holds, less at the
+ * bounds. Over CUBIC, Reno and HighSpeed senders, 10 Mbit/s to 10 Gbit/s,
+ * 1 to 256 flows, R = 68 ms; and the margin the statistics show.
+ */
+static void test_margin_auto(void)
+{
+	static const double rates_mbit[] = { 10, 100, 400, 1000, 10000 };
+	static const unsigned int flows[] = { 1, 4, 16, 64, 256 };
+	double r = 0.068, worst_x = 0, worst_cut = 0, most_cut = 0;
+	unsigned int i, j, pm, resp, inside = 0, bounded = 0, wrong_margin = 0, shown_wrong = 0;
+
+	for (resp = 0; resp <= PI_RESPONSE_CUBIC; resp++) {
+		for (i = 0; i < sizeof(rates_mbit) / sizeof(rates_mbit[0]); i++) {
+		for (j = 0; j < sizeof(flows) / sizeof(flows[0]); j++) {
+			double c = rates_mbit[i] * 1e6 / 8 / 1514, n = flows[j], w = c * r / n;
+			struct ref_design want = ref_rules(c, n, r, 1 / 170.0, resp,
+							   RFC_CUBIC_C, PI_MARGIN_AUTO);
+			double x, dec, cut;
+			struct pi_design d;
+			uint64_t a, b;
+
+			pi_design_rules((uint64_t)nearbyint(ldexp(c, 16)),
+					(uint64_t)flows[j] << PI_FLOWS_SHIFT, 68000, resp,
+					PI_CUBIC_C_MICRO, PI_MARGIN_AUTO, &d);
+			pi_discretise(&d, 5882352, &a, &b);
+			x = exp2(ldexp((double)d.log2_wgr, -32));
+			worst_x = fmax(worst_x, fabs(x / want.wgr - 1));
+			pm = pi_margin_of(d.log2_wgr);
+			/* rounded down: x(pm + 1) < x <= x(pm), 0 above x(1) */
+			if (pm ? x > ref_margin_wgr(pm) * (1 + 1e-6) ||
+				 (pm < PI_MARGIN_MAX_DEG &&
+				  x < ref_margin_wgr(pm + 1) * (1 - 1e-6)) :
+				 x < ref_margin_wgr(1) * (1 - 1e-6))
+				wrong_margin++;
+			if (resp == PI_RESPONSE_CUBIC)
+				dec = 0.3 * w;
+			else if (resp == PI_RESPONSE_HIGHSPEED && w > 38)
+				dec = (0.5 - 0.4 * (log(fmin(w, 83000)) - log(38)) /
+				       (log(83000) - log(38))) * w;
+			else
+				dec = w / 2;
+			cut = frac_to_double(b) * dec / want.loss;
+			if (want.wgr > want.pole * r * 1.001 && want.wgr < ref_margin_wgr(60) * 0.999) {
+				inside++;
+				worst_cut = fmax(worst_cut, fabs(cut - 1));
+			} else {
+				bounded++;
+				most_cut = fmax(most_cut, cut);
+			}
+		}
+		}
+	}
+	check(worst_x < 1e-6 && inside > 20 && bounded > 10 && worst_cut < 0.02 &&
+	      most_cut < 1.02 && !wrong_margin,
+	      "margin auto: wg R within %.2g of doubles; one cut takes p (within %.2g) in %u designs, at most %.3g p in %u at a bound; %u shown margins wrong",
+	      worst_x, worst_cut, inside, most_cut, bounded, wrong_margin);
+
+	/* a margin configured is shown as it is */
+	for (pm = 1; pm <= PI_MARGIN_MAX_DEG; pm++) {
+		for (i = 0; i < sizeof(rates_mbit) / sizeof(rates_mbit[0]); i++) {
+			struct pi_design d;
+
+			pi_design_rules((uint64_t)nearbyint(ldexp(rates_mbit[i] * 1e6 / 8 / 1514, 16)),
+					4ULL << PI_FLOWS_SHIFT, 68000, PI_RESPONSE_CUBIC,
+					PI_CUBIC_C_MICRO, pm, &d);
+			if (pi_margin_of(d.log2_wgr) != pm)
+				shown_wrong++;
+		}
+	}
+	check(!shown_wrong, "margins 1..89 configured: the statistics show each as it is (%u not)",
+	      shown_wrong);
 }
 
 /* n dequeues at @pps with the queue backlogged, from *now_ns on */
@@ -675,6 +777,17 @@ static double loop_phase_deg(double w, double z, double pole, double r)
  * there: the kernel's z and K, the reference plant of @actual, its
  * crossover found by bisection (|L| falls monotonically), in degrees.
  */
+/* a margin as tc writes it */
+static const char *margin_name(unsigned int margin)
+{
+	static char buf[16];
+
+	if (margin == PI_MARGIN_AUTO)
+		return "auto";
+	snprintf(buf, sizeof(buf), "%u", margin);
+	return buf;
+}
+
 static double mismatched_margin(double c, unsigned int n, double r,
 				unsigned int design, unsigned int actual,
 				unsigned int margin)
@@ -838,7 +951,7 @@ static void test_default_response(void)
 	static const double rates_mbit[] = { 10, 100, 1000, 10000 };
 	static const unsigned int flows[] = { 1, 4, 16, 100 };
 	static const double rtts[] = { 0.005, 0.02, 0.05, 0.1, 0.3 };
-	static const unsigned int margins[] = { 0, 60, 70, 80, 87 };
+	static const unsigned int margins[] = { 0, 60, 70, 80, 87, PI_MARGIN_AUTO };
 	static const char * const names[] = { "reno", "highspeed", "cubic" };
 	unsigned int m, design, actual, i, j, l;
 	struct pi_params params;
@@ -866,8 +979,8 @@ static void test_default_response(void)
 		check(worst[params.response] >= worst[PI_RESPONSE_RENO] &&
 		      worst[params.response] >= worst[PI_RESPONSE_HIGHSPEED] &&
 		      worst[params.response] >= 35,
-		      "margin %u, any senders: the default design (%s) keeps at least %.1f degrees of phase margin (reno's %.1f, highspeed's %.1f, cubic's %.1f)",
-		      margins[m], names[params.response], worst[params.response],
+		      "margin %s, any senders: the default design (%s) keeps at least %.1f degrees of phase margin (reno's %.1f, highspeed's %.1f, cubic's %.1f)",
+		      margin_name(margins[m]), names[params.response], worst[params.response],
 		      worst[PI_RESPONSE_RENO], worst[PI_RESPONSE_HIGHSPEED],
 		      worst[PI_RESPONSE_CUBIC]);
 	}
@@ -1590,6 +1703,7 @@ int main(void)
 	test_rules_match_reference();
 	test_margin_table();
 	test_margin_loop();
+	test_margin_auto();
 	test_autotune();
 	test_default_response();
 	test_flows_estimate();

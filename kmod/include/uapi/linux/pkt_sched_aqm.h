@@ -39,7 +39,9 @@ enum {
 	TCA_PI_BANDWIDTH,	/* u64, autotune: link rate in bytes/s; 0 = estimate */
 	TCA_PI_RESPONSE,	/* u32, autotune: TC_PI_RESPONSE_* */
 	TCA_PI_SPACING,		/* u32, TC_PI_SPACING_*: how drops are spread */
-	TCA_PI_MARGIN,		/* u32, autotune: phase margin, degrees; 0 = wg = z */
+	TCA_PI_MARGIN,		/* u32, autotune: phase margin, degrees; 0 = wg = z;
+				 * TC_PI_MARGIN_AUTO = from the senders' losses
+				 */
 	TCA_PI_ECN_CEILING,	/* u64, with ECN: above this p drop, do not mark;
 				 * (0, 1], 1.0 = TC_AQM_PROB_ONE
 				 */
@@ -53,6 +55,9 @@ enum {
 };
 
 #define TCA_PI_MAX (__TCA_PI_MAX - 1)
+
+/* TCA_PI_MARGIN: the crossover from the senders' loss events per round trip */
+#define TC_PI_MARGIN_AUTO	90
 
 /* senders' response function an autotuned design assumes */
 enum {
@@ -104,6 +109,10 @@ struct tc_pi_xstats {
 				 * window (one to two design round trips);
 				 * 0 = none counted
 				 */
+	__u32 tuned_margin;	/* phase margin of the autotuned gains, whole
+				 * degrees rounded down (0 below 1 degree)
+				 */
+	__u32 pad;		/* 0 */
 };
 
 #define TC_PI_UNKNOWN	0xffffffffU
