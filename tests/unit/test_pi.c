@@ -210,6 +210,7 @@ struct ref_design {
 	double z, k, a, b;
 	double pole, gain;	/* p_TCP and G of the plant */
 	double loss, wgr;	/* p at the operating point; wg R */
+	double decrease;	/* D, packets a loss takes from one window */
 };
 
 /* wg R for a phase margin of @pm degrees: atan(x) + x = 90 - pm, bisected */
@@ -278,16 +279,19 @@ static struct ref_design ref_rules(double c, double n, double r, double t,
 		double e;
 
 		p = ref_cubic_p(w, r, cubic_c, &e);
+		d.decrease = 0.3 * w;
 		pole = e * 0.3 * w * p / r;
 		gain = n * 0.3 * w * w / (r * r);
 	} else if (response == PI_RESPONSE_HIGHSPEED && w > 38) {
 		double dec = 0.5 - 0.4 * (log(fmin(w, 83000)) - log(38)) / (log(83000) - log(38));
 
 		p = pow(0.12 / w, 1 / 0.835);
+		d.decrease = dec * w;
 		pole = dec * w * p / (0.835 * r);
 		gain = n * dec * w * w / (r * r);
 	} else {
 		p = 2 / (w * w);
+		d.decrease = w / 2;
 		pole = 2 * n / (r * r * c);
 		gain = c * c / (2 * n);
 	}
@@ -428,10 +432,10 @@ static void test_margin_auto(void)
 	for (resp = 0; resp <= PI_RESPONSE_CUBIC; resp++) {
 		for (i = 0; i < sizeof(rates_mbit) / sizeof(rates_mbit[0]); i++) {
 		for (j = 0; j < sizeof(flows) / sizeof(flows[0]); j++) {
-			double c = rates_mbit[i] * 1e6 / 8 / 1514, n = flows[j], w = c * r / n;
+			double c = rates_mbit[i] * 1e6 / 8 / 1514, n = flows[j];
 			struct ref_design want = ref_rules(c, n, r, 1 / 170.0, resp,
 							   RFC_CUBIC_C, PI_MARGIN_AUTO);
-			double x, dec, cut;
+			double x, cut;
 			struct pi_design d;
 			uint64_t a, b;
 
@@ -448,14 +452,7 @@ static void test_margin_auto(void)
 				  x < ref_margin_wgr(pm + 1) * (1 - 1e-6)) :
 				 x < ref_margin_wgr(1) * (1 - 1e-6))
 				wrong_margin++;
-			if (resp == PI_RESPONSE_CUBIC)
-				dec = 0.3 * w;
-			else if (resp == PI_RESPONSE_HIGHSPEED && w > 38)
-				dec = (0.5 - 0.4 * (log(fmin(w, 83000)) - log(38)) /
-				       (log(83000) - log(38))) * w;
-			else
-				dec = w / 2;
-			cut = frac_to_double(b) * dec / want.loss;
+			cut = frac_to_double(b) * want.decrease / want.loss;
 			if (want.wgr > want.pole * r * 1.001 && want.wgr < ref_margin_wgr(60) * 0.999) {
 				inside++;
 				worst_cut = fmax(worst_cut, fabs(cut - 1));
@@ -772,11 +769,6 @@ static double loop_phase_deg(double w, double z, double pole, double r)
 	       180 / M_PI;
 }
 
-/*
- * The phase margin of a design for @design senders when @actual ones are
- * there: the kernel's z and K, the reference plant of @actual, its
- * crossover found by bisection (|L| falls monotonically), in degrees.
- */
 /* a margin as tc writes it */
 static const char *margin_name(unsigned int margin)
 {
@@ -788,6 +780,11 @@ static const char *margin_name(unsigned int margin)
 	return buf;
 }
 
+/*
+ * The phase margin of a design for @design senders when @actual ones are
+ * there: the kernel's z and K, the reference plant of @actual, its
+ * crossover found by bisection (|L| falls monotonically), in degrees.
+ */
 static double mismatched_margin(double c, unsigned int n, double r,
 				unsigned int design, unsigned int actual,
 				unsigned int margin)
