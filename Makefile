@@ -127,7 +127,7 @@ $(BUILD)/unit-m32/div64_check-%.o: tests/unit/div64_check.c kmod/core/*.h
 
 UNIT_PY_TESTS := $(addprefix tests/unit/,test_analysis.py test_reproduce.py \
 	test_scaling.py test_flent.py test_scenario.py test_windows.py \
-	test_functional_run.py)
+	test_functional_run.py test_console_report.py)
 # every unit test built, none run (the fresh root proves its toolchains so)
 unit-build: $(UNIT_TESTS) $(UNIT_SAN_TESTS) $(UNIT_M32_TESTS) $(DIV64_CHECKS) $(SHORTFLOWS)
 
@@ -250,10 +250,11 @@ fuzz-long: all $(FUZZER)
 functional: all
 	@mkdir -p $(BUILD)/results
 	$(VM_RUN) --kernel $(KVER) --timeout 2700 -- tests/functional/run --log $(BUILD)/results/functional.log \
-		|| { echo "FAIL: vm: functional run exited $$?; the guest's console ended:" && \
-		tail -n 12 $(BUILD)/vm/last-console.log | sed 's/^/    /'; } \
+		|| { echo "FAIL: vm: functional run exited $$?; the guest's console:" && \
+		testbed/vm/console-report $(BUILD)/vm/last-console.log | sed 's/^/    /'; } \
 		>> $(BUILD)/results/functional.log
 	AQM_KERNEL_ROOT=$(KROOT) tests/vm/boot-watchdog $(BUILD)/results/functional.log $(KVER)
+	AQM_KERNEL_ROOT=$(KROOT) tests/vm/panic-report $(BUILD)/results/functional.log $(KVER)
 
 # Debian 13's and unstable's kernels (tools/kernel-root, cached in
 # ~/.cache/classic-aqm): modules built for each, the functional tests booted
