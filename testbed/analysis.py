@@ -240,6 +240,9 @@ def summary(samples, flows, rate_nominal_bps, scale, window, interval_s, fair_fl
                               **{"p%d" % p: percentile(own, p) for p in (50, 99)}}
            if own else None,
            "prob_mean": statistics.fmean(probs) if probs else None,
+           # how often the law rested at p = 0, and the link went idle
+           "prob_zero_share": sum(p == 0 for p in probs) / len(probs) if probs else None,
+           "queue_empty_share": sum(x == 0 for x in q) / len(q),
            "goodput_mbps": {str(f): g / 1e6 if g is not None else None
                             for f, g in goodput.items()},
            "jain_index": jain([goodput[f] for f in sorted(fair)]),

@@ -273,6 +273,12 @@ def cubic(out):
         return recorded([r["qdisc_delay_ms"]["mean"] for r in runs if r.get("qdisc_delay_ms")],
                         runs)
 
+    def resting(runs):
+        """The share of the samples with the qdisc's p at 0, over the runs
+        that recorded it."""
+        return recorded([100 * r["prob_zero_share"] for r in runs
+                         if r.get("prob_zero_share") is not None], runs)
+
     def flows_read(runs):
         """pi's flows auto: the N its gains were derived for while the
         traffic ran (the median of its snapshots after the warm-up), over
@@ -287,12 +293,12 @@ def cubic(out):
 
     lines = ["| configuration | Mbit/s | flows | runs | k | offloads | utilisation % "
              "| delay mean (ms) | delay sd (ms) | delay p99 (ms) | its own delay mean (ms) "
-             "| flows read | loss % | goal met |",
-             "|---|--:|--:|--:|--:|---|--:|--:|--:|--:|--:|--:|--:|---|"]
+             "| flows read | p at 0 % | loss % | goal met |",
+             "|---|--:|--:|--:|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|---|"]
     for label, rate, flows, runs in rows:
         met = sum(not misses(r) for r in runs)
         missed = sorted({m for r in runs for m in misses(r)})
-        lines.append("| %s | %d | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s "
+        lines.append("| %s | %d | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s "
                      "| %d of %d%s |" % (
             label, rate, flows, len(runs), ", ".join(str(r["scale"]) for r in runs),
             ", ".join(sorted({r["offloads"] for r in runs})),
@@ -300,7 +306,7 @@ def cubic(out):
             cell(runs, lambda r: r["queue_delay_ms"]["mean"], "%.1f"),
             cell(runs, lambda r: r["queue_delay_ms"]["std"], "%.1f"),
             cell(runs, lambda r: r["queue_delay_ms"]["p99"], "%.1f"),
-            own_delay(runs), flows_read(runs),
+            own_delay(runs), flows_read(runs), resting(runs),
             cell(runs, lambda r: 100 * r["loss_rate"], "%.3f"),
             met, len(runs), " (missed: %s)" % ", ".join(missed) if missed else ""))
     text = ("Goal (issue 23): utilisation >= %d%%, mean queueing delay within %d%% of %s, "
@@ -310,7 +316,8 @@ def cubic(out):
             "qdisc itself measured at the same samples (pi: backlog over its rate estimate; pie: the last packet's sojourn; "
             "dualpi2: the classic queue head's wait so far), where recorded. Flows read: "
             "the N pi's flows auto designed for while the traffic ran (its tc -s at each "
-            "tenth of the run after the warm-up, the median), where recorded.\n\n"
+            "tenth of the run after the warm-up, the median), where recorded. P at 0: the "
+            "share of the samples with the qdisc's drop probability at 0, where recorded.\n\n"
             % (100 * GOAL_UTILISATION, 100 * GOAL_MEAN_ERROR, study.CUBIC_TARGET,
                100 * GOAL_SD) + "\n".join(lines) + "\n")
     if stale:

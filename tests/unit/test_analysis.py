@@ -100,6 +100,14 @@ def test_summary_counts():
     own = analysis.summary(samples, [], rate, k, (0, 1.0), 0.1)["qdisc_delay_ms"]
     check(close(own["mean"], 2.0) and own["std"] == 0,
           "summary: the qdisc's own delay in nominal ms, over the samples that have it")
+    check(s["prob_zero_share"] is None and s["queue_empty_share"] == 0,
+          "summary: no p recorded, no share at p = 0; a queue never empty")
+    for i, row in enumerate(samples):
+        row["prob"] = 0.0 if i % 4 == 0 else 1e-3
+        row["qlen_pkts"] = 0 if i < 10 else 20
+    shares = analysis.summary(samples, [], rate, k, (0, 1.0), 0.1)
+    check(close(shares["prob_zero_share"], 26 / 101) and close(shares["queue_empty_share"], 10 / 101),
+          "summary: the shares of samples with p at 0 (26 of 101) and the queue empty (10)")
     half = [sample(10 * i, 5 * i, 0, 20) for i in range(101)]
     check(close(analysis.busy_service(half, rate, k)["ratio"], 0.5),
           "busy service: half the link's rate while backlogged is 0.5")
