@@ -337,6 +337,14 @@ def flows_estimated(args, limit_drops=None):
     return flows[-1:] == ["auto"]
 
 
+def margin_auto_flows_estimated(args, limit_drops=None):
+    """Whether pi ran with margin auto and flows auto (the last of each
+    option wins)."""
+    words = args.split()
+    margins = [words[i + 1] for i, w in enumerate(words[:-1]) if w == "margin"]
+    return margins[-1:] == ["auto"] and flows_estimated(args)
+
+
 def limit_drops_counted(args, limit_drops):
     """Whether counting the limit's drops in flows auto's N changed a run:
     flows auto, and its limit dropped (or the count was not recorded)."""
@@ -361,6 +369,9 @@ PI_LAW_CHANGES = (
     ("2026-12-06T05:15", "pi with flows auto whose limit dropped, made before the N the "
      "limit's drops add was bounded by the flows counted and their share averaged over "
      "32-64 round trips", limit_drops_counted),
+    ("2026-12-06T19:45", "pi with margin auto and flows auto, made while the margin took "
+     "the senders' loss events at the design's N (read from p) instead of the flows counted",
+     margin_auto_flows_estimated, "2026-12-06T15:00"),
 )
 
 

@@ -323,7 +323,7 @@ static void test_rules_paper(void)
 
 	/* C = 3750 packets/s, N = 60, R = 0.246 s: the PI paper's example */
 	pi_design_rules(3750ULL << 16, 60ULL << PI_FLOWS_SHIFT, 246000, PI_RESPONSE_RENO,
-			PI_CUBIC_C_MICRO, 0, &d);
+			PI_CUBIC_C_MICRO, 0, 0, &d);
 	check(fabs(exp2(ldexp((double)d.log2_z, -32)) - 0.529) < 0.0005 &&
 	      fabs(exp2(ldexp((double)d.log2_k, -32)) - 9.78e-6) < 0.005e-6,
 	      "Reno rules for the paper's link: z = %.4f (0.529), K = %.4g (9.78e-6)",
@@ -357,7 +357,7 @@ static void test_rules_match_reference(void)
 
 			pi_design_rules((uint64_t)nearbyint(ldexp(c, 16)), 4ULL << PI_FLOWS_SHIFT,
 					60000, resp, PI_CUBIC_C_MICRO,
-					margins[m], &d);
+					margins[m], 0, &d);
 			pi_discretise(&d, 5882352, &a, &b);
 			worst_a = fmax(worst_a, fabs(frac_to_double(a) / want.a - 1));
 			/* a - b is a few units of 2^-64 at 10 Gbit/s (Reno) */
@@ -402,7 +402,7 @@ static void test_margin_loop(void)
 		struct pi_design d;
 
 		pi_design_rules((uint64_t)nearbyint(ldexp(c, 16)), 4ULL << PI_FLOWS_SHIFT,
-				60000, PI_RESPONSE_HIGHSPEED, PI_CUBIC_C_MICRO, pm, &d);
+				60000, PI_RESPONSE_HIGHSPEED, PI_CUBIC_C_MICRO, pm, 0, &d);
 		z = exp2(ldexp((double)d.log2_z, -32));
 		k = exp2(ldexp((double)d.log2_k, -32));
 		l = k * (s / z + 1) / s * ref.gain * cexp(-s * r) /
@@ -441,7 +441,7 @@ static void test_margin_auto(void)
 
 			pi_design_rules((uint64_t)nearbyint(ldexp(c, 16)),
 					(uint64_t)flows[j] << PI_FLOWS_SHIFT, 68000, resp,
-					PI_CUBIC_C_MICRO, PI_MARGIN_AUTO, &d);
+					PI_CUBIC_C_MICRO, PI_MARGIN_AUTO, 0, &d);
 			pi_discretise(&d, 5882352, &a, &b);
 			x = exp2(ldexp((double)d.log2_wgr, -32));
 			worst_x = fmax(worst_x, fabs(x / want.wgr - 1));
@@ -475,7 +475,7 @@ static void test_margin_auto(void)
 
 			pi_design_rules((uint64_t)nearbyint(ldexp(rates_mbit[i] * 1e6 / 8 / 1514, 16)),
 					4ULL << PI_FLOWS_SHIFT, 68000, PI_RESPONSE_CUBIC,
-					PI_CUBIC_C_MICRO, pm, &d);
+					PI_CUBIC_C_MICRO, pm, 0, &d);
 			if (pi_margin_of(d.log2_wgr) != pm)
 				shown_wrong++;
 		}
@@ -796,7 +796,7 @@ static double mismatched_margin(double c, unsigned int n, double r,
 
 	pi_design_rules((uint64_t)nearbyint(ldexp(c, 16)), (uint64_t)n << PI_FLOWS_SHIFT,
 			(uint64_t)nearbyint(r * 1e6),
-			design, PI_CUBIC_C_MICRO, margin, &d);
+			design, PI_CUBIC_C_MICRO, margin, 0, &d);
 	z = exp2(ldexp((double)d.log2_z, -32));
 	k = exp2(ldexp((double)d.log2_k, -32));
 	for (i = 0; i < 200; i++) {
@@ -1078,7 +1078,7 @@ static void test_cubic_c(void)
 			uint64_t a, b;
 
 			pi_design_rules((uint64_t)nearbyint(ldexp(c, 16)), 4ULL << PI_FLOWS_SHIFT,
-					60000, PI_RESPONSE_CUBIC, micro, 30, &d);
+					60000, PI_RESPONSE_CUBIC, micro, 30, 0, &d);
 			pi_discretise(&d, 5882352, &a, &b);
 			worst_a = fmax(worst_a, fabs(frac_to_double(a) / want.a - 1));
 		}
@@ -1113,11 +1113,11 @@ static void test_cubic_c(void)
 		uint64_t a1, b1, ak, bk;
 
 		pi_design_rules((uint64_t)nearbyint(ldexp(c, 16)), 16ULL << PI_FLOWS_SHIFT,
-				100000, PI_RESPONSE_CUBIC, PI_CUBIC_C_MICRO, 30, &d1);
+				100000, PI_RESPONSE_CUBIC, PI_CUBIC_C_MICRO, 30, 0, &d1);
 		pi_discretise(&d1, 5882352, &a1, &b1);
 		pi_design_rules((uint64_t)nearbyint(ldexp(c / k, 16)), 16ULL << PI_FLOWS_SHIFT,
 				100000ULL * k, PI_RESPONSE_CUBIC,
-				(uint32_t)nearbyint(PI_CUBIC_C_MICRO / (double)(k * k * k)), 30, &dk);
+				(uint32_t)nearbyint(PI_CUBIC_C_MICRO / (double)(k * k * k)), 30, 0, &dk);
 		pi_discretise(&dk, 5882352ULL * k, &ak, &bk);
 		worst_k = fmax(worst_k, fmax(fabs((double)ak / a1 - 1), fabs((double)bk / b1 - 1)));
 		worst_k = fmax(worst_k, fabs(exp2(ldexp((double)(d1.log2_z - dk.log2_z), -32)) - k));
@@ -1417,6 +1417,85 @@ static void test_flows_count(void)
 	}
 }
 
+/* the response functions' loss rate at a window: their window inverted */
+static void test_response_loss(void)
+{
+	static const double windows[] = { 2, 10, 38, 39, 100, 1000, 1e4, 1e5 };
+	double worst = 0, worst_p = 0;
+	unsigned int resp, i;
+
+	for (resp = 0; resp <= PI_RESPONSE_CUBIC; resp++) {
+		for (i = 0; i < sizeof(windows) / sizeof(windows[0]); i++) {
+			s64 log2_r = (s64)nearbyint(ldexp(log2(0.068), 32));
+			s64 log2_w = (s64)nearbyint(ldexp(log2(windows[i]), 32));
+			s64 log2_p = pi_response_log2_loss(resp, PI_CUBIC_C_MICRO,
+							   log2_w, log2_r);
+			s64 back = pi_response_log2_window(resp, PI_CUBIC_C_MICRO,
+							   log2_p, log2_r);
+			double p = exp2(ldexp((double)log2_p, -32));
+
+			worst = fmax(worst, fabs(exp2(ldexp((double)(back - log2_w), -32)) - 1));
+			worst_p = fmax(worst_p, fabs(p / ref_response_p(resp, windows[i], 0.068) - 1));
+		}
+	}
+	check(worst < 1e-6 && worst_p < 1e-6,
+	      "the loss rate at a window, 2 to 1e5 packets, inverts each response's window (within %.2g) and matches doubles (within %.2g)",
+	      worst, worst_p);
+}
+
+/*
+ * margin auto with flows auto: the flows counted place the crossover, not
+ * the design's N (read from p). 16 CUBIC flows arriving with p at 0, so N
+ * read as one: the crossover a design for 16 flows has, with the gains of
+ * one flow's; then 4 arriving: 4's. A margin configured is not moved.
+ */
+static void test_margin_auto_counted(void)
+{
+	static const unsigned int flows[] = { 16, 4 };
+	struct pi_params params;
+	struct pi_vars vars;
+	uint64_t rng = 11, cap_q16;
+	double per_update, counted;
+	unsigned int i, want, alone;
+	uint32_t ref;
+	int n;
+
+	flows_auto_link(&params, &vars);
+	params.margin_deg = PI_MARGIN_AUTO;
+	cap_q16 = pi_bandwidth_q16(&params);
+	ref = pi_reference_pkts(&params, cap_q16);
+	per_update = ldexp((double)cap_q16, -16) * 1000 / params.freq_mhz;
+	for (i = 0; i < sizeof(flows) / sizeof(flows[0]); i++) {
+		struct pi_design d, d1;
+
+		for (n = 0; n < 2000; n++) {
+			flows_arrive(&params, &vars, flows[i], per_update, &rng);
+			pi_update(&params, &vars, ref);
+		}
+		pi_design_rules(cap_q16, vars.tuned_loss_flows_q16,
+				pi_design_rtt_us(&params, cap_q16), PI_RESPONSE_CUBIC,
+				PI_CUBIC_C_MICRO, PI_MARGIN_AUTO, 0, &d);
+		pi_design_rules(cap_q16, 1ULL << PI_FLOWS_SHIFT,
+				pi_design_rtt_us(&params, cap_q16), PI_RESPONSE_CUBIC,
+				PI_CUBIC_C_MICRO, PI_MARGIN_AUTO, 0, &d1);
+		want = pi_margin_of(d.log2_wgr);
+		alone = pi_margin_of(d1.log2_wgr);
+		counted = ldexp((double)vars.tuned_loss_flows_q16, -PI_FLOWS_SHIFT);
+		check(!vars.prob && vars.tuned_flows_q16 == 1ULL << PI_FLOWS_SHIFT &&
+		      fabs(counted / flows[i] - 1) < 0.2 && vars.tuned_margin_deg == want &&
+		      want + 1 < alone,
+		      "margin auto, flows auto: %u flows, counted as %.1f, with p at 0 place the crossover at margin %u (a design for %.1f flows: %u; for one: %u), the design's N at %.2f",
+		      flows[i], counted, vars.tuned_margin_deg, counted, want, alone,
+		      ldexp((double)vars.tuned_flows_q16, -PI_FLOWS_SHIFT));
+	}
+
+	params.margin_deg = 75;
+	pi_retune(&params, &vars, true);
+	check(vars.tuned_margin_deg == 75 && !vars.tuned_loss_flows_q16,
+	      "flows auto with margin 75: the count moves no crossover (margin %u)",
+	      vars.tuned_margin_deg);
+}
+
 /*
  * The N the limit's drops add is at most the flows counted; p's own N
  * follows p's mean. A burst at the limit for ten round trips (slow
@@ -1711,6 +1790,8 @@ int main(void)
 	test_flows_mean();
 	test_flows_limit_loss();
 	test_flows_count();
+	test_response_loss();
+	test_margin_auto_counted();
 	test_flows_rise();
 	test_clamp_keeps_integral();
 	test_integral_counts_up_to_reference();

@@ -116,7 +116,15 @@ def test_finished():
                 ("2026-12-01T12:00:00+00:00", "limit 2500 target 1000 a 1.822e-7 b 1.816e-7",
                  False, "gains set by hand (ns-2's form still), before it"),
                 ("2026-12-01T12:00:00+00:00", "autotune noautotune", False,
-                 "autotune turned off again, before it")):
+                 "autotune turned off again, before it"),
+                ("2026-12-06T16:00:00+00:00", "target 20ms autotune flows auto margin auto",
+                 True, "margin auto with flows auto, before the margin took the flows counted"),
+                ("2026-12-06T16:00:00+00:00", "target 20ms autotune flows 16 margin auto",
+                 False, "margin auto for 16 flows, before it (the count places nothing)"),
+                ("2026-12-06T16:00:00+00:00", "target 20ms autotune flows auto margin 87",
+                 False, "flows auto with margin 87, before it"),
+                ("2026-12-06T20:00:00+00:00", "target 20ms autotune flows auto margin auto",
+                 False, "margin auto with flows auto, after it")):
             run(d, "10", 1, date=date, nominal={"aqm": "pi", "aqm_args": aqm_args})
             check(bool(reproduce.campaign.stale(json.load(open(os.path.join(d, "summary.json")))))
                   == is_stale, "pi's law: %s: %s" % (what, "stale" if is_stale else "not stale"))
