@@ -329,20 +329,22 @@ def unscaled_aqm_model(kind, args, k):
             "for fewer flows than there are" % (k, k ** 0.75))
 
 
-def flows_estimated(args, limit_drops=None):
-    """Whether pi ran with flows auto (the last flows option wins); the
-    limit's drops do not matter."""
+def last_option(args, option):
+    """The value the last OPTION in a qdisc's arguments gave (tc's parsers
+    let a later one win), None if none did."""
     words = args.split()
-    flows = [words[i + 1] for i, w in enumerate(words[:-1]) if w == "flows"]
-    return flows[-1:] == ["auto"]
+    values = [words[i + 1] for i, w in enumerate(words[:-1]) if w == option]
+    return values[-1] if values else None
+
+
+def flows_estimated(args, limit_drops=None):
+    """Whether pi ran with flows auto; the limit's drops do not matter."""
+    return last_option(args, "flows") == "auto"
 
 
 def margin_auto_flows_estimated(args, limit_drops=None):
-    """Whether pi ran with margin auto and flows auto (the last of each
-    option wins)."""
-    words = args.split()
-    margins = [words[i + 1] for i, w in enumerate(words[:-1]) if w == "margin"]
-    return margins[-1:] == ["auto"] and flows_estimated(args)
+    """Whether pi ran with margin auto and flows auto."""
+    return last_option(args, "margin") == "auto" and flows_estimated(args)
 
 
 def limit_drops_counted(args, limit_drops):
