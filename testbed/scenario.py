@@ -374,8 +374,8 @@ PI_LAW_CHANGES = (
     ("2026-12-06T19:45", "pi with margin auto and flows auto, made while the margin took "
      "the senders' loss events at the design's N (read from p) instead of the flows counted",
      margin_auto_flows_estimated, "2026-12-06T15:00"),
-    ("2026-12-06T22:50", "autotuned pi whose integral stayed at or above 0, made before it "
-     "went down to -b q_ref under a queue that swung about its target", None),
+    ("2026-12-06T23:28", "autotuned pi made while its integral went below 0, to -b q_ref "
+     "(commit 29bd63a, undone)", None, "2026-12-06T22:45"),
 )
 
 

@@ -238,22 +238,4 @@ static inline u64 aqm_s128_clamp(struct aqm_s128 x, u64 max)
 	return aqm_s128_is_neg(x) ? 0 : max;
 }
 
-static inline struct aqm_s128 aqm_s128_from_s64(s64 v)
-{
-	struct aqm_s128 r = { .hi = v < 0 ? ~0ULL : 0, .lo = (u64)v };
-
-	return r;
-}
-
-/* x clamped to [min, max], min <= max */
-static inline s64 aqm_s128_clamp_s64(struct aqm_s128 x, s64 min, s64 max)
-{
-	s64 v = (s64)x.lo;
-
-	/* x fits in 64 bits where hi repeats lo's sign */
-	if (x.hi != (u64)(v >> 63))
-		return aqm_s128_is_neg(x) ? min : max;
-	return v < min ? min : v > max ? max : v;
-}
-
 #endif /* AQM_TYPES_H */

@@ -12,8 +12,8 @@
  *
  * Autotune runs the same law in its positional form, p = I + b e with
  * e = q - q_ref and the integral I, the sum of (a - b) e, kept apart and
- * held within [-b q_ref, 1], e counted there at most q_ref (pi_update()).
- * The two are one law while p stays within its bounds and the queue under
+ * held within [0, 1], e counted there at most q_ref (pi_update()). The
+ * two are one law while p stays within its bounds and the queue under
  * twice q_ref.
  * Where p is clamped they part: ns-2's form forgets what the clamp took,
  * so a queue that runs empty (p clamped to 0) restarts p from 0, and the
@@ -28,19 +28,15 @@
  * while p is clamped, so the mean error goes to 0. The study's PI (gains
  * set by hand) keeps ns-2's form.
  *
- * I may fall below 0 while the queue is there: the senders see the mean of
- * p over a round trip, and where the queue's own noise (bursts between
- * updates) swings b e wider than the p they need, a clamp of p at 0 takes
- * only the low swings off, so the mean of p holds the p they need only
- * with the mean error below 0, and an integral held at 0 cannot correct
- * it (measured: 16 CUBIC flows at 1 Gbit/s, 20 ms target, the queue
- * swinging by a sixth of q_ref from one update to the next: I at 0, p = 0
- * in 31-51% of the updates, the mean delay 8-9% under the target). With
- * I down to -b q_ref the mean of the clamped p can meet theirs at the
- * target, as long as the noise stays within q_ref. An empty queue does not
- * take I below 0: an idle link is no noise, and an integral wound down
- * there (the start, the pause after slow start's losses) would hold p at 0
- * up to twice q_ref afterwards.
+ * I stays at or above 0, though a queue whose bursts swing b e wider than
+ * the p the senders need then settles a little under q_ref (the clamp of p
+ * at 0 cuts only the low swings: 16 CUBIC flows at 1 Gbit/s, 20 ms target,
+ * mean 18.3-19.5 ms). An integral let down to -b q_ref while the queue
+ * held packets (tried, commit 29bd63a) took the mean to 18.5-19.9 ms but
+ * wound down after each burst of the limit's drops, when the queue sat
+ * under its target for seconds, and held p at 0 above the 2500-packet
+ * limit (30 ms): the limit did the dropping, loss 2.5 times higher and the
+ * sd 6.0-7.0 ms instead of 3.9-5.9 ms.
  *
  * The reference q_ref is a packet count, or a queueing delay d: then
  * q_ref = d C, with C the link's rate in packets per second (the configured
@@ -318,8 +314,8 @@ struct pi_params {
  *		PI_NO_REFERENCE while C is unknown
  * @qdelay_us:	queue over C at the last update; PI_NO_DELAY while C is
  *		unknown
- * @integral:	autotune: the law's integral I, within [-b q_ref, 1], Q62;
- *		else p itself (a change to autotune starts from it)
+ * @integral:	autotune: the law's integral I, within [0, 1], Q62; else
+ *		p itself (a change to autotune starts from it)
  * @mean_prob:	flows auto: p averaged over about PI_FLOWS_MEAN_RTTS design
  *		round trips, Q62, the operating point N is read from; else p
  * @mean_share:	flows auto: the share of the packets served that the
@@ -350,7 +346,7 @@ struct pi_vars {
 	u64 accu;
 	u32 ref_pkts;
 	u32 qdelay_us;
-	s64 integral;
+	u64 integral;
 	u64 mean_prob;
 	u64 mean_share;
 	u64 mean_loss;
@@ -1144,10 +1140,6 @@ static inline void pi_average_loss(const struct pi_params *params,
  * of 12 s there): the queue then sat under its target for most of a run.
  * Within twice the reference the law is unchanged.
  *
- * Below 0 the integral goes only while the queue holds packets, down to
- * -b q_ref (above): an empty queue leaves a negative integral where it is
- * and takes a positive one down to 0, no further.
- *
  * Return: false when the queue is empty and the step changed nothing, so
  * the caller may stop its timer until the next packet arrives.
  */
@@ -1158,8 +1150,7 @@ static inline bool pi_update(const struct pi_params *params,
 	u32 ref_pkts = pi_reference_pkts(params, cap_q16);
 	s64 err_now = (s64)qlen_pkts - ref_pkts;
 	s64 err_old = (s64)vars->qold_pkts - ref_pkts;
-	u64 old_prob = vars->prob;
-	s64 old_integral = vars->integral;
+	u64 old_prob = vars->prob, old_integral = vars->integral;
 	u64 old_mean = vars->mean_loss, old_mean_prob = vars->mean_prob;
 	u64 old_share = vars->mean_share;
 	struct aqm_s128 p;
@@ -1178,23 +1169,14 @@ static inline bool pi_update(const struct pi_params *params,
 	if (params->autotune) {
 		s64 bound = ref_pkts ? ref_pkts : 1;
 		s64 err_counted = err_now < bound ? err_now : bound;
-		s64 floor = 0;
 
-		if (qlen_pkts) {
-			p = aqm_s128_mul_frac(vars->b_frac, bound,
-					      PI_GAIN_SHIFT - PI_PROB_SHIFT);
-			floor = -aqm_s128_clamp_s64(p, 0, PI_PROB_ONE);
-		} else if (vars->integral < 0) {
-			floor = vars->integral;
-		}
-
-		p = aqm_s128_from_s64(vars->integral);
+		p = aqm_s128_from_u64(vars->integral);
 		p = aqm_s128_add(p, aqm_s128_mul_frac(vars->a_frac, err_counted,
 						      PI_GAIN_SHIFT - PI_PROB_SHIFT));
 		p = aqm_s128_add(p, aqm_s128_mul_frac(vars->b_frac, -err_counted,
 						      PI_GAIN_SHIFT - PI_PROB_SHIFT));
-		vars->integral = aqm_s128_clamp_s64(p, floor, PI_PROB_ONE);
-		p = aqm_s128_from_s64(vars->integral);
+		vars->integral = aqm_s128_clamp(p, PI_PROB_ONE);
+		p = aqm_s128_from_u64(vars->integral);
 		p = aqm_s128_add(p, aqm_s128_mul_frac(vars->b_frac, err_now,
 						      PI_GAIN_SHIFT - PI_PROB_SHIFT));
 		WRITE_ONCE(vars->prob, aqm_s128_clamp(p, PI_PROB_ONE));
