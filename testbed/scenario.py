@@ -302,6 +302,14 @@ def unscaled_senders(ccs, k, cubic_time_scale):
     return why
 
 
+def last_option(args, option):
+    """The value the last OPTION in a qdisc's arguments gave (tc's parsers
+    let a later one win), None if none did."""
+    words = args.split()
+    values = [words[i + 1] for i, w in enumerate(words[:-1]) if w == option]
+    return values[-1] if values else None
+
+
 def pi_autotuned(kind, args):
     """Whether a qdisc's arguments run pi with autotune (the last of
     autotune and noautotune wins)."""
@@ -321,20 +329,11 @@ def unscaled_aqm_model(kind, args, k):
     words = args.split()
     if k == 1 or not pi_autotuned(kind, args) or "cubic_c" in words:
         return None
-    response = words[words.index("response") + 1] if "response" in words[:-1] else "cubic"
-    if response != "cubic":
+    if (last_option(args, "response") or "cubic") != "cubic":
         return None
     return ("pi's autotune models CUBIC senders with C = 0.4 in wall-clock seconds: at "
             "k = %d it expects windows %.2f times the senders' (k^0.75), and designs "
             "for fewer flows than there are" % (k, k ** 0.75))
-
-
-def last_option(args, option):
-    """The value the last OPTION in a qdisc's arguments gave (tc's parsers
-    let a later one win), None if none did."""
-    words = args.split()
-    values = [words[i + 1] for i, w in enumerate(words[:-1]) if w == option]
-    return values[-1] if values else None
 
 
 def flows_estimated(args, limit_drops=None):

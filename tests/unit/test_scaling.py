@@ -49,8 +49,10 @@ check(pi_changes["cubic_c"]["emulated"] == "0.014815" and "inexact" in pi_change
 model = experiment.sc.unscaled_aqm_model
 check(model("pi", scaled("pi", "target 20ms autotune", 2), 2) is None
       and model("pi", "target 40000us autotune", 2)
-      and model("pi", "target 40000us autotune response reno", 2) is None,
-      "pi's model of CUBIC scales with the scaled cubic_c (refused without it at k = 2)")
+      and model("pi", "target 40000us autotune response reno", 2) is None
+      and model("pi", "target 40000us autotune response reno response cubic", 2),
+      "pi's model of CUBIC scales with the scaled cubic_c (refused without it at k = 2; "
+      "the last response wins, as in tc)")
 check(scaled("pi", "limit 2500 target 1000", 10).startswith("limit 2500 target 1000 freq 17 "),
       "pi: a packet target is a count, not scaled")
 check(scaled("pi", "target 50p", 10).startswith("limit 2500 target 50p "),
