@@ -375,6 +375,8 @@ PI_LAW_CHANGES = (
      margin_auto_flows_estimated, "2026-12-06T15:00"),
     ("2026-12-06T23:28", "autotuned pi made while its integral went below 0, to -b q_ref "
      "(commit 29bd63a, undone)", None, "2026-12-06T22:45"),
+    ("2026-12-07T02:30", "pi with flows auto, made before the design's N read from p was "
+     "bounded by the flows counted", flows_estimated),
 )
 
 

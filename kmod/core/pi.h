@@ -115,7 +115,8 @@
  * pi_loss_log2_flows()) gives the window W(p), and N = R C / W(p) flows
  * of that window fill the pipe and the reference queue. Where the limit
  * drops too, the N its share adds is at most the flows counted in the
- * arrivals (pi_count_window(), pi_design_flows_q16()). The gains are
+ * arrivals (pi_count_window(), pi_design_flows_q16()), and N is at most
+ * them (a transient's p is no operating point). The gains are
  * derived again when the design's N moves by more than 1/2^PI_RETUNE_SHIFT, as for
  * C; below N = 1 (p = 0 at the start) the design is for one flow. A
  * design for N- flows is stable for more flows but slower with each: the
@@ -809,7 +810,8 @@ static inline s64 pi_loss_log2_flows(const struct pi_params *params, u64 loss,
 /*
  * N of the design, Q16: the configured fewest flows, or the estimate's,
  * the more of p's (@vars->mean_prob) and the limit's: the loss rate with
- * the limit's share (@vars->mean_loss), at most the flows counted.
+ * the limit's share (@vars->mean_loss), the limit's at most the flows
+ * counted, and either at most them once any are counted.
  *
  * Not at p alone: where the limit carries the loss, p need not rise, N
  * read low and its slow gains kept p low (measured: 16 CUBIC flows at
@@ -822,8 +824,18 @@ static inline s64 pi_loss_log2_flows(const struct pi_params *params, u64 loss,
  * several times the flows' need for 30-70 s. Followed slowly instead (64
  * to 128 round trips), it left 16 flows at 1 Gbit/s in the trap above for
  * a minute. The count holds short flows too, so it bounds the limit's N
- * and is no floor of the design; p's own N is not bounded (it is the
- * loop's own output, and unbounded it is the law of before the count).
+ * and is no floor of the design.
+ *
+ * p's N is bounded by the count as well: N = R C / W(p) holds at an
+ * operating point, and slow start's overshoot is none. Its p (up to 5%)
+ * read 40-77 flows with 4 counted, the integral wound up with the gains
+ * of a design for them to 140 times the p the flows needed, and unwound
+ * at the gains of four: for 30 s the queue sat at a third to two thirds
+ * of its target, where b e = p - I (4 CUBIC flows at 100 Mbit/s, 254
+ * drops in slow start; the run's queue replayed through this law gives
+ * its p; pie, whose p decays on an empty queue, was back at its target
+ * within 10 s). Where R_i < R, p's N may exceed the count; the design
+ * for the count is then slower, and stable.
  */
 static inline u64 pi_design_flows_q16(const struct pi_params *params,
 				      const struct pi_vars *vars, u64 cap_q16,
@@ -838,8 +850,11 @@ static inline u64 pi_design_flows_q16(const struct pi_params *params,
 	log2_limit = pi_loss_log2_flows(params, vars->mean_loss, cap_q16, rtt_us);
 	if (log2_limit > vars->log2_counted_flows)
 		log2_limit = vars->log2_counted_flows;
-	return aqm_exp2_q32(log2_n > log2_limit ? log2_n : log2_limit,
-			    PI_FLOWS_SHIFT);
+	if (log2_n < log2_limit)
+		log2_n = log2_limit;
+	if (vars->counted_flows && log2_n > vars->log2_counted_flows)
+		log2_n = vars->log2_counted_flows;
+	return aqm_exp2_q32(log2_n, PI_FLOWS_SHIFT);
 }
 
 /*

@@ -1496,6 +1496,20 @@ static void test_margin_auto_counted(void)
 	      vars.tuned_margin_deg);
 }
 
+/* p at @p4, four flows' need, settled there with the 4 flows arriving */
+static void four_flows_settled(const struct pi_params *params, struct pi_vars *vars,
+			       double p4, double per_update, uint32_t ref, uint64_t *rng)
+{
+	int n;
+
+	vars->prob = vars->integral = vars->mean_loss = (uint64_t)ldexp(p4, PI_PROB_SHIFT);
+	flows_settled(vars);
+	for (n = 0; n < 200; n++) {
+		flows_arrive(params, vars, 4, per_update, rng);
+		pi_update(params, vars, ref);
+	}
+}
+
 /*
  * The N the limit's drops add is at most the flows counted; p's own N
  * follows p's mean. A burst at the limit for ten round trips (slow
@@ -1526,12 +1540,7 @@ static void test_flows_rise(void)
 	per_update = c * 1000 / params.freq_mhz;
 	rtt_steps = rtt_us * 1e-6 * params.freq_mhz / 1000;
 	ref = pi_reference_pkts(&params, cap_q16);
-	vars.prob = vars.integral = vars.mean_loss = (uint64_t)ldexp(p4, PI_PROB_SHIFT);
-	flows_settled(&vars);
-	for (n = 0; n < 200; n++) {
-		flows_arrive(&params, &vars, 4, per_update, &rng);
-		pi_update(&params, &vars, ref);
-	}
+	four_flows_settled(&params, &vars, p4, per_update, ref, &rng);
 	for (n = 0; n < 20 * (int)rtt_steps; n++) {	/* and ten after it */
 		if (n < 10 * (int)rtt_steps)
 			for (owed += 0.05 * per_update; owed >= 1; owed--)
@@ -1600,6 +1609,47 @@ static void test_flows_rise(void)
 	check(prob_at >= 0 && prob_at < 4 * PI_FLOWS_MEAN_RTTS * rtt_steps,
 	      "flows auto: p from 4 flows' to 16 flows': the design reaches 14 after %.0f round trips (p's mean over %d)",
 	      prob_at / rtt_steps, PI_FLOWS_MEAN_RTTS);
+}
+
+/*
+ * p's N is at most the flows counted: slow start's overshoot (the queue
+ * at 6 q_ref for a second) reads more flows from p's mean than there are,
+ * the design for them raises p, which reads more (in a run: 77 flows
+ * with 4 counted, the integral wound up to 140 times the p four flows
+ * need). With 4 counted, the design stays at four and the integral rises
+ * by at most (a - b) q_ref an update of their gains.
+ */
+static void test_flows_overshoot(void)
+{
+	struct pi_params params;
+	struct pi_vars vars;
+	double p4, per_update, peak = 0, read_peak = 0, rise, most;
+	uint64_t cap_q16, rtt_us, rng = 5, a_minus_b, integral0;
+	int n, steps;
+	uint32_t ref;
+
+	flows_auto_link(&params, &vars);
+	cap_q16 = pi_bandwidth_q16(&params);
+	rtt_us = pi_design_rtt_us(&params, cap_q16);
+	p4 = ref_response_p(PI_RESPONSE_CUBIC, 0.068 * ldexp((double)cap_q16, -16) / 4, 0.068);
+	per_update = ldexp((double)cap_q16, -16) * 1000 / params.freq_mhz;
+	ref = pi_reference_pkts(&params, cap_q16);
+	four_flows_settled(&params, &vars, p4, per_update, ref, &rng);
+	a_minus_b = vars.a_frac - vars.b_frac;
+	integral0 = vars.integral;
+	steps = (int)(params.freq_mhz / 1000);	/* a second */
+	for (n = 0; n < steps; n++) {
+		flows_arrive(&params, &vars, 4, per_update, &rng);
+		pi_update(&params, &vars, 6 * ref);
+		peak = fmax(peak, design_flows(&params, &vars));
+		read_peak = fmax(read_peak, exp2(ldexp((double)pi_loss_log2_flows(
+			&params, vars.mean_prob, cap_q16, rtt_us), -32)));
+	}
+	rise = ldexp((double)(vars.integral - integral0), -PI_PROB_SHIFT);
+	most = ldexp((double)a_minus_b, -64) * ref * steps;
+	check(read_peak > 6 && peak < 4.4 && rise <= 1.01 * most,
+	      "flows auto: a second at 6 q_ref, 4 flows counted: p (%.2g at the end) read up to %.0f flows, the design went to %.2f, the integral rose %.3g (at most %.3g, a design for 4; p4 %.3g)",
+	      prob_of(&vars), read_peak, peak, rise, most, p4);
 }
 
 /* autotune on a 100 Mbit/s link designed for 16 flows; returns q_ref */
@@ -1793,6 +1843,7 @@ int main(void)
 	test_response_loss();
 	test_margin_auto_counted();
 	test_flows_rise();
+	test_flows_overshoot();
 	test_clamp_keeps_integral();
 	test_integral_counts_up_to_reference();
 	test_shaper_bursts();
