@@ -58,6 +58,8 @@ CPPCHECK_FLAGS := -q --enable=warning,style,performance,portability --std=c11 \
 VM_RUN := $(CURDIR)/testbed/vm/run $(if $(KROOT),--root $(KROOT))
 SAMPLER := $(BUILD)/testbed/sampler
 SHORTFLOWS := $(BUILD)/testbed/shortflows
+# a recorded queue trace through the PI law (scripts/replay runs it)
+PI_REPLAY := $(BUILD)/tools/pi-replay
 
 CHECKPATCH := $(BUILD)/checkpatch/scripts/checkpatch.pl
 # Qdisc and Qdisc_ops are the kernel's names; the compat header must test
@@ -69,10 +71,10 @@ IPROUTE2_PATCHES := tc-patches/iproute2-6.1
 .PHONY: all modules plugins unit test functional fuzz fuzz-long demo reproduce check bench-account \
 	unit-build install uninstall dkms-install dkms-uninstall install-test modules-install \
 	plugins-install dkms-tree deb deb-test slurm-test \
-	patched-tc-test bench bench-core clean iproute2-patches \
+	patched-tc-test bench bench-core clean iproute2-patches pi-replay \
 	testbed-test kernel-matrix fresh-root-test patched-tc test-debug debug-kernel-test senders
 
-all: modules plugins $(SAMPLER) $(SHORTFLOWS)
+all: modules plugins $(SAMPLER) $(SHORTFLOWS) $(PI_REPLAY)
 
 # CUBIC for the time-scaled testbed: the kernel's own tcp_cubic.c with its
 # clock scaled (tools/scaled-cubic); scripts/experiment builds it
@@ -84,6 +86,12 @@ $(SAMPLER): testbed/sampler.c kmod/include/uapi/linux/pkt_sched_aqm.h
 
 $(SHORTFLOWS): testbed/shortflows.c
 	$(MAKE) -C testbed BUILD=$(BUILD) $@
+
+# the law's own code, built as the unit tests build it
+pi-replay: $(PI_REPLAY)
+$(PI_REPLAY): tools/pi-replay.c kmod/core/*.h
+	@mkdir -p $(dir $@)
+	$(CC) $(UNIT_CFLAGS) -o $@ $< -lm
 
 modules:
 	@test -n "$(KVER)" || { echo "no kernel headers found: set KDIR or KROOT" >&2; exit 1; }
@@ -127,9 +135,10 @@ $(BUILD)/unit-m32/div64_check-%.o: tests/unit/div64_check.c kmod/core/*.h
 
 UNIT_PY_TESTS := $(addprefix tests/unit/,test_analysis.py test_reproduce.py \
 	test_scaling.py test_flent.py test_scenario.py test_windows.py \
-	test_functional_run.py test_console_report.py)
+	test_functional_run.py test_console_report.py test_replay.py)
 # every unit test built, none run (the fresh root proves its toolchains so)
-unit-build: $(UNIT_TESTS) $(UNIT_SAN_TESTS) $(UNIT_M32_TESTS) $(DIV64_CHECKS) $(SHORTFLOWS)
+unit-build: $(UNIT_TESTS) $(UNIT_SAN_TESTS) $(UNIT_M32_TESTS) $(DIV64_CHECKS) $(SHORTFLOWS) \
+	$(PI_REPLAY)
 
 unit: unit-build
 	@mkdir -p $(BUILD)/results
@@ -370,9 +379,10 @@ check: $(CHECKPATCH) modules $(IPROUTE2)/.version
 	  if ! groff -man -ww -z -Tutf8 $(MAN_PAGES) 2>&1 | grep .; \
 	  then echo "PASS: hygiene: man pages render without warnings"; \
 	  else echo "FAIL: hygiene: man pages render without warnings"; fi; \
-	  if cppcheck $(CPPCHECK_FLAGS) tc-patches/q_*.c testbed/sampler.c testbed/shortflows.c; \
-	  then echo "PASS: hygiene: cppcheck on the tc plugins and the testbed tools"; \
-	  else echo "FAIL: hygiene: cppcheck on the tc plugins and the testbed tools"; fi; \
+	  if cppcheck $(CPPCHECK_FLAGS) tc-patches/q_*.c testbed/sampler.c testbed/shortflows.c && \
+	     cppcheck $(CPPCHECK_FLAGS) -I$(CURDIR)/kmod/core tools/pi-replay.c; \
+	  then echo "PASS: hygiene: cppcheck on the tc plugins, the testbed tools and pi-replay"; \
+	  else echo "FAIL: hygiene: cppcheck on the tc plugins, the testbed tools and pi-replay"; fi; \
 	} | tee $(BUILD)/results/check.log
 
 # Installation: modules under /lib/modules/KVER/updates (depmod run), tc
@@ -445,4 +455,4 @@ deb-test: deb
 		|| echo "FAIL: vm: deb test exited $$?" >> $(BUILD)/results/deb.log
 
 clean:
-	rm -rf $(BUILD)/kmod $(BUILD)/tc $(BUILD)/unit $(BUILD)/unit-san $(BUILD)/unit-m32 $(BUILD)/fuzz $(BUILD)/bench $(BUILD)/results $(BUILD)/testbed/sampler $(SHORTFLOWS)
+	rm -rf $(BUILD)/kmod $(BUILD)/tc $(BUILD)/unit $(BUILD)/unit-san $(BUILD)/unit-m32 $(BUILD)/fuzz $(BUILD)/bench $(BUILD)/results $(BUILD)/testbed/sampler $(SHORTFLOWS) $(BUILD)/tools
