@@ -377,6 +377,8 @@ PI_LAW_CHANGES = (
      "(commit 29bd63a, undone)", None, "2026-12-06T22:45"),
     ("2026-12-07T02:30", "pi with flows auto, made before the design's N read from p was "
      "bounded by the flows counted", flows_estimated),
+    ("2026-12-07T07:15", "pi with flows auto, made before p's N was read at operating "
+     "points only, and no longer bounded by the flows counted", flows_estimated),
 )
 
 

@@ -115,8 +115,8 @@
  * pi_loss_log2_flows()) gives the window W(p), and N = R C / W(p) flows
  * of that window fill the pipe and the reference queue. Where the limit
  * drops too, the N its share adds is at most the flows counted in the
- * arrivals (pi_count_window(), pi_design_flows_q16()), and N is at most
- * them (a transient's p is no operating point). The gains are
+ * arrivals (pi_count_window(), pi_design_flows_q16()), and p's mean
+ * rises only at an operating point (a transient's p is none). The gains are
  * derived again when the design's N moves by more than 1/2^PI_RETUNE_SHIFT, as for
  * C; below N = 1 (p = 0 at the start) the design is for one flow. A
  * design for N- flows is stable for more flows but slower with each: the
@@ -811,7 +811,7 @@ static inline s64 pi_loss_log2_flows(const struct pi_params *params, u64 loss,
  * N of the design, Q16: the configured fewest flows, or the estimate's,
  * the more of p's (@vars->mean_prob) and the limit's: the loss rate with
  * the limit's share (@vars->mean_loss), the limit's at most the flows
- * counted, and either at most them once any are counted.
+ * counted.
  *
  * Not at p alone: where the limit carries the loss, p need not rise, N
  * read low and its slow gains kept p low (measured: 16 CUBIC flows at
@@ -826,16 +826,19 @@ static inline s64 pi_loss_log2_flows(const struct pi_params *params, u64 loss,
  * a minute. The count holds short flows too, so it bounds the limit's N
  * and is no floor of the design.
  *
- * p's N is bounded by the count as well: N = R C / W(p) holds at an
- * operating point, and slow start's overshoot is none. Its p (up to 5%)
- * read 40-77 flows with 4 counted, the integral wound up with the gains
- * of a design for them to 140 times the p the flows needed, and unwound
- * at the gains of four: for 30 s the queue sat at a third to two thirds
- * of its target, where b e = p - I (4 CUBIC flows at 100 Mbit/s, 254
- * drops in slow start; the run's queue replayed through this law gives
- * its p; pie, whose p decays on an empty queue, was back at its target
- * within 10 s). Where R_i < R, p's N may exceed the count; the design
- * for the count is then slower, and stable.
+ * p's N is read at operating points only: N = R C / W(p) holds at one,
+ * and slow start's overshoot is none. Its p (up to 5%) read 40-77 flows
+ * with 4 counted, the integral wound up with the gains of a design for
+ * them to 140 times the p the flows needed, and unwound at the gains of
+ * four: for 30 s the queue sat at a third to two thirds of its target,
+ * where b e = p - I (4 CUBIC flows at 100 Mbit/s, 254 drops in slow
+ * start). So p's mean rises only while the queue is within twice its
+ * reference (pi_average_loss()). Not bounded by the count: at an
+ * operating point p's N above it is the flows' own need, and a design
+ * held to the count was too slow for it (measured: 16 CUBIC flows at
+ * 1 Gbit/s, a 30 ms limit for a 20 ms target, N read up to 39 with 17
+ * counted and the queue at its target, sd 3.0-3.4 ms; held to 17, the
+ * queue overshot into the limit, 1800-3700 limit drops, sd 8 ms).
  */
 static inline u64 pi_design_flows_q16(const struct pi_params *params,
 				      const struct pi_vars *vars, u64 cap_q16,
@@ -852,8 +855,6 @@ static inline u64 pi_design_flows_q16(const struct pi_params *params,
 		log2_limit = vars->log2_counted_flows;
 	if (log2_n < log2_limit)
 		log2_n = log2_limit;
-	if (vars->counted_flows && log2_n > vars->log2_counted_flows)
-		log2_n = vars->log2_counted_flows;
 	return aqm_exp2_q32(log2_n, PI_FLOWS_SHIFT);
 }
 
@@ -1090,6 +1091,10 @@ static inline void pi_average(u64 *mean, u64 now, unsigned int shift)
  * Move the mean of p towards this update's by 1/2^s, 2^s the power of two
  * of updates nearest below PI_FLOWS_MEAN_RTTS design round trips, the
  * limit's share likewise over PI_LIMIT_MEAN_RTTS, and count the flows.
+ * p's mean rises only at an operating point (@operating: the queue within
+ * the error the integral counts, twice the reference), where N = R C / W(p)
+ * holds; above it, p answers an overshoot (slow start's) that says nothing
+ * of N (pi_design_flows_q16()).
  * Rounded down at each step, so that they settle (and the timer of
  * an idle link can stop): at 0 when p is 0, rather than a few units above
  * it.
@@ -1103,7 +1108,8 @@ static inline void pi_average(u64 *mean, u64 now, unsigned int shift)
  * 3485 limit drops). Over 32-64 round trips the clusters' rate holds.
  */
 static inline void pi_average_loss(const struct pi_params *params,
-				   struct pi_vars *vars, u64 cap_q16)
+				   struct pi_vars *vars, u64 cap_q16,
+				   bool operating)
 {
 	unsigned int shift;
 	u64 rtt_us;
@@ -1119,7 +1125,8 @@ static inline void pi_average_loss(const struct pi_params *params,
 	}
 	rtt_us = cap_q16 ? pi_design_rtt_us(params, cap_q16) : params->rtt_us;
 	shift = pi_rtts_shift(params, rtt_us, PI_FLOWS_MEAN_RTTS);
-	pi_average(&vars->mean_prob, vars->prob, shift);
+	if (operating || vars->prob < vars->mean_prob)
+		pi_average(&vars->mean_prob, vars->prob, shift);
 	pi_average(&vars->mean_share, pi_update_share(params, vars, cap_q16),
 		   pi_rtts_shift(params, rtt_us, PI_LIMIT_MEAN_RTTS));
 	vars->mean_loss = vars->mean_share < PI_PROB_ONE - vars->mean_prob ?
@@ -1204,7 +1211,8 @@ static inline bool pi_update(const struct pi_params *params,
 		WRITE_ONCE(vars->prob, aqm_s128_clamp(p, PI_PROB_ONE));
 		vars->integral = vars->prob;	/* autotune would start here */
 	}
-	pi_average_loss(params, vars, cap_q16);
+	pi_average_loss(params, vars, cap_q16,
+			err_now <= (ref_pkts ? (s64)ref_pkts : 1));
 	vars->qold_pkts = qlen_pkts;
 
 	return qlen_pkts || vars->prob != old_prob || err_old != err_now ||

@@ -1612,20 +1612,23 @@ static void test_flows_rise(void)
 }
 
 /*
- * p's N is at most the flows counted: slow start's overshoot (the queue
- * at 6 q_ref for a second) reads more flows from p's mean than there are,
- * the design for them raises p, which reads more (in a run: 77 flows
- * with 4 counted, the integral wound up to 140 times the p four flows
- * need). With 4 counted, the design stays at four and the integral rises
- * by at most (a - b) q_ref an update of their gains.
+ * p's mean rises only at an operating point: slow start's overshoot (the
+ * queue at 6 q_ref for a second) makes a p that reads more flows than
+ * there are, and a design for them raised p, which read more (in a run:
+ * 77 flows with 4 counted, the integral wound up to 140 times the p four
+ * flows need). The design stays at four and the integral rises by at
+ * most (a - b) q_ref an update of their gains. At an operating point (the
+ * queue at q_ref) p's N follows p above the count: sixteen flows' p with
+ * four counted brings the design to sixteen within a few
+ * PI_FLOWS_MEAN_RTTS.
  */
 static void test_flows_overshoot(void)
 {
 	struct pi_params params;
 	struct pi_vars vars;
-	double p4, per_update, peak = 0, read_peak = 0, rise, most;
+	double p4, p16, per_update, rtt_steps, peak = 0, read_peak = 0, rise, most;
 	uint64_t cap_q16, rtt_us, rng = 5, a_minus_b, integral0;
-	int n, steps;
+	int n, steps, rise_at = -1;
 	uint32_t ref;
 
 	flows_auto_link(&params, &vars);
@@ -1643,13 +1646,30 @@ static void test_flows_overshoot(void)
 		pi_update(&params, &vars, 6 * ref);
 		peak = fmax(peak, design_flows(&params, &vars));
 		read_peak = fmax(read_peak, exp2(ldexp((double)pi_loss_log2_flows(
-			&params, vars.mean_prob, cap_q16, rtt_us), -32)));
+			&params, vars.prob, cap_q16, rtt_us), -32)));
 	}
 	rise = ldexp((double)(vars.integral - integral0), -PI_PROB_SHIFT);
 	most = ldexp((double)a_minus_b, -64) * ref * steps;
 	check(read_peak > 6 && peak < 4.4 && rise <= 1.01 * most,
 	      "flows auto: a second at 6 q_ref, 4 flows counted: p (%.2g at the end) read up to %.0f flows, the design went to %.2f, the integral rose %.3g (at most %.3g, a design for 4; p4 %.3g)",
 	      prob_of(&vars), read_peak, peak, rise, most, p4);
+
+	/* at the reference, with sixteen flows' p and four counted */
+	p16 = ref_response_p(PI_RESPONSE_CUBIC, 0.068 * ldexp((double)cap_q16, -16) / 16, 0.068);
+	four_flows_settled(&params, &vars, p4, per_update, ref, &rng);
+	rtt_steps = rtt_us * 1e-6 * params.freq_mhz / 1000;
+	for (n = 0; n < 8 * PI_FLOWS_MEAN_RTTS * (int)rtt_steps && rise_at < 0; n++) {
+		vars.prob = vars.integral = (uint64_t)ldexp(p16, PI_PROB_SHIFT);
+		flows_arrive(&params, &vars, 4, per_update, &rng);
+		pi_update(&params, &vars, ref);
+		if (design_flows(&params, &vars) >= 14)
+			rise_at = n;
+	}
+	check(vars.counted_flows <= 5 && rise_at >= 0 &&
+	      rise_at < 4 * PI_FLOWS_MEAN_RTTS * rtt_steps,
+	      "flows auto: at the reference, sixteen flows' p, %u flows counted: the design reaches 14 after %.0f round trips (p's mean over %d; -1: not in %d)",
+	      vars.counted_flows, rise_at < 0 ? -1 : rise_at / rtt_steps, PI_FLOWS_MEAN_RTTS,
+	      8 * PI_FLOWS_MEAN_RTTS);
 }
 
 /* autotune on a 100 Mbit/s link designed for 16 flows; returns q_ref */

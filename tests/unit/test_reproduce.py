@@ -137,7 +137,13 @@ def test_finished():
                 ("2026-12-06T23:45:00+00:00", "target 20ms autotune flows 4 margin auto",
                  False, "margin auto for 4 flows, after the integral's floor was 0 again"),
                 ("2026-12-07T03:00:00+00:00", "target 20ms autotune flows auto margin auto",
-                 False, "margin auto with flows auto, after p's N was bounded by the count")):
+                 "operating points", "margin auto with flows auto, while p's N was bounded by "
+                 "the count"),
+                ("2026-12-07T03:00:00+00:00", "target 20ms autotune flows 16", False,
+                 "autotuned for 16 flows, while p's N was bounded by the count"),
+                ("2026-12-07T08:00:00+00:00", "target 20ms autotune flows auto margin auto",
+                 False, "margin auto with flows auto, after p's N was read at operating "
+                 "points")):
             run(d, "10", 1, date=date, nominal={"aqm": "pi", "aqm_args": aqm_args})
             why = reproduce.campaign.stale(json.load(open(os.path.join(d, "summary.json"))))
             # a string: the change that must be the reason
@@ -164,7 +170,9 @@ def test_finished():
                  "after the limit's, before p's N was bounded by the count"),
                 ("2026-12-06T05:20:00+00:00", 0, "bounded by the flows counted",
                  "the same, the limit dropping none"),
-                ("2026-12-07T03:00:00+00:00", 2594, None, "after all")):
+                ("2026-12-07T03:00:00+00:00", 2594, "operating points", "while p's N was "
+                 "bounded by the count"),
+                ("2026-12-07T08:00:00+00:00", 2594, None, "after all")):
             run(d, "10", 1, date=date, results={"leaf_final": {"tail_drops": limit_drops}},
                 nominal={"aqm": "pi", "aqm_args": "target 20ms autotune flows auto"})
             why = reproduce.campaign.stale(json.load(open(os.path.join(d, "summary.json"))))
