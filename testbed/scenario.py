@@ -379,6 +379,9 @@ PI_LAW_CHANGES = (
      "bounded by the flows counted", flows_estimated),
     ("2026-12-07T07:15", "pi with flows auto, made before p's N was read at operating "
      "points only, and no longer bounded by the flows counted", flows_estimated),
+    ("2026-12-07T07:40", "pi with flows auto, made while p's mean did not rise above twice "
+     "the reference (the design held at one flow through slow start)", flows_estimated,
+     "2026-12-07T07:15"),
 )
 
 

@@ -116,7 +116,8 @@
  * of that window fill the pipe and the reference queue. Where the limit
  * drops too, the N its share adds is at most the flows counted in the
  * arrivals (pi_count_window(), pi_design_flows_q16()), and p's mean
- * rises only at an operating point (a transient's p is none). The gains are
+ * rises above them only at an operating point (a transient's p is none).
+ * The gains are
  * derived again when the design's N moves by more than 1/2^PI_RETUNE_SHIFT, as for
  * C; below N = 1 (p = 0 at the start) the design is for one flow. A
  * design for N- flows is stable for more flows but slower with each: the
@@ -832,8 +833,11 @@ static inline s64 pi_loss_log2_flows(const struct pi_params *params, u64 loss,
  * them to 140 times the p the flows needed, and unwound at the gains of
  * four: for 30 s the queue sat at a third to two thirds of its target,
  * where b e = p - I (4 CUBIC flows at 100 Mbit/s, 254 drops in slow
- * start). So p's mean rises only while the queue is within twice its
- * reference (pi_average_loss()). Not bounded by the count: at an
+ * start). So above twice its reference p's mean rises only up to the
+ * flows counted (pi_average_loss()); not at all, the design stayed at
+ * the one flow of p = 0 through slow start, and its gains held the queue
+ * at 2.5-4 times the target for 25 s (4 CUBIC flows at 100 Mbit/s). Not
+ * bounded by the count within twice the reference: at an
  * operating point p's N above it is the flows' own need, and a design
  * held to the count was too slow for it (measured: 16 CUBIC flows at
  * 1 Gbit/s, a 30 ms limit for a 20 ms target, N read up to 39 with 17
@@ -1091,10 +1095,11 @@ static inline void pi_average(u64 *mean, u64 now, unsigned int shift)
  * Move the mean of p towards this update's by 1/2^s, 2^s the power of two
  * of updates nearest below PI_FLOWS_MEAN_RTTS design round trips, the
  * limit's share likewise over PI_LIMIT_MEAN_RTTS, and count the flows.
- * p's mean rises only at an operating point (@operating: the queue within
- * the error the integral counts, twice the reference), where N = R C / W(p)
- * holds; above it, p answers an overshoot (slow start's) that says nothing
- * of N (pi_design_flows_q16()).
+ * p's mean rises at an operating point (@operating: the queue within the
+ * error the integral counts, twice the reference), where N = R C / W(p)
+ * holds; above it, where p answers an overshoot (slow start's) that says
+ * nothing of N, only while the N it reads is under the flows counted
+ * (pi_design_flows_q16()).
  * Rounded down at each step, so that they settle (and the timer of
  * an idle link can stop): at 0 when p is 0, rather than a few units above
  * it.
@@ -1125,7 +1130,9 @@ static inline void pi_average_loss(const struct pi_params *params,
 	}
 	rtt_us = cap_q16 ? pi_design_rtt_us(params, cap_q16) : params->rtt_us;
 	shift = pi_rtts_shift(params, rtt_us, PI_FLOWS_MEAN_RTTS);
-	if (operating || vars->prob < vars->mean_prob)
+	if (operating || vars->prob < vars->mean_prob ||
+	    (cap_q16 && pi_loss_log2_flows(params, vars->mean_prob, cap_q16,
+					   rtt_us) < vars->log2_counted_flows))
 		pi_average(&vars->mean_prob, vars->prob, shift);
 	pi_average(&vars->mean_share, pi_update_share(params, vars, cap_q16),
 		   pi_rtts_shift(params, rtt_us, PI_LIMIT_MEAN_RTTS));

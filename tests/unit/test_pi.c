@@ -1612,12 +1612,15 @@ static void test_flows_rise(void)
 }
 
 /*
- * p's mean rises only at an operating point: slow start's overshoot (the
+ * Above twice the reference p's mean rises only up to the flows counted:
+ * slow start's overshoot (the
  * queue at 6 q_ref for a second) makes a p that reads more flows than
  * there are, and a design for them raised p, which read more (in a run:
  * 77 flows with 4 counted, the integral wound up to 140 times the p four
  * flows need). The design stays at four and the integral rises by at
- * most (a - b) q_ref an update of their gains. At an operating point (the
+ * most (a - b) q_ref an update of their gains; from rest (one flow's
+ * design, p = 0) it still rises to the four (not at all, a queue at 2.5-4
+ * times its target held a one-flow design for 25 s). At an operating point (the
  * queue at q_ref) p's N follows p above the count: sixteen flows' p with
  * four counted brings the design to sixteen within a few
  * PI_FLOWS_MEAN_RTTS.
@@ -1653,6 +1656,18 @@ static void test_flows_overshoot(void)
 	check(read_peak > 6 && peak < 4.4 && rise <= 1.01 * most,
 	      "flows auto: a second at 6 q_ref, 4 flows counted: p (%.2g at the end) read up to %.0f flows, the design went to %.2f, the integral rose %.3g (at most %.3g, a design for 4; p4 %.3g)",
 	      prob_of(&vars), read_peak, peak, rise, most, p4);
+
+	/* from rest (p = 0, one flow's design), 20 s at 5 q_ref, 4 counted */
+	pi_vars_init(&vars);
+	peak = 0;
+	for (n = 0; n < 20 * steps; n++) {
+		flows_arrive(&params, &vars, 4, per_update, &rng);
+		pi_update(&params, &vars, 5 * ref);
+		peak = fmax(peak, design_flows(&params, &vars));
+	}
+	check(design_flows(&params, &vars) > 3.5 && peak < 4.4,
+	      "flows auto: from rest, 20 s at 5 q_ref, %u flows counted: the design reached %.2f (at most %.2f; p %.3g)",
+	      vars.counted_flows, design_flows(&params, &vars), peak, prob_of(&vars));
 
 	/* at the reference, with sixteen flows' p and four counted */
 	p16 = ref_response_p(PI_RESPONSE_CUBIC, 0.068 * ldexp((double)cap_q16, -16) / 16, 0.068);

@@ -141,9 +141,15 @@ def test_finished():
                  "the count"),
                 ("2026-12-07T03:00:00+00:00", "target 20ms autotune flows 16", False,
                  "autotuned for 16 flows, while p's N was bounded by the count"),
+                ("2026-12-07T07:20:00+00:00", "target 20ms autotune flows auto",
+                 "did not rise above", "flows auto, while p's mean did not rise above "
+                 "twice the reference"),
+                ("2026-12-07T07:20:00+00:00", "target 20ms autotune flows 4", False,
+                 "autotuned for 4 flows, while p's mean did not rise above twice the "
+                 "reference"),
                 ("2026-12-07T08:00:00+00:00", "target 20ms autotune flows auto margin auto",
-                 False, "margin auto with flows auto, after p's N was read at operating "
-                 "points")):
+                 False, "margin auto with flows auto, after p's mean rose above twice the "
+                 "reference up to the flows counted")):
             run(d, "10", 1, date=date, nominal={"aqm": "pi", "aqm_args": aqm_args})
             why = reproduce.campaign.stale(json.load(open(os.path.join(d, "summary.json"))))
             # a string: the change that must be the reason
