@@ -827,22 +827,22 @@ static inline s64 pi_loss_log2_flows(const struct pi_params *params, u64 loss,
  * a minute. The count holds short flows too, so it bounds the limit's N
  * and is no floor of the design.
  *
- * p's N is read at operating points only: N = R C / W(p) holds at one,
- * and slow start's overshoot is none. Its p (up to 5%) read 40-77 flows
- * with 4 counted, the integral wound up with the gains of a design for
- * them to 140 times the p the flows needed, and unwound at the gains of
- * four: for 30 s the queue sat at a third to two thirds of its target,
- * where b e = p - I (4 CUBIC flows at 100 Mbit/s, 254 drops in slow
- * start). So above twice its reference p's mean rises only up to the
- * flows counted (pi_average_loss()); not at all, the design stayed at
- * the one flow of p = 0 through slow start, and its gains held the queue
- * at 2.5-4 times the target for 25 s (4 CUBIC flows at 100 Mbit/s). Not
- * bounded by the count within twice the reference: at an
- * operating point p's N above it is the flows' own need, and a design
- * held to the count was too slow for it (measured: 16 CUBIC flows at
- * 1 Gbit/s, a 30 ms limit for a 20 ms target, N read up to 39 with 17
+ * p's N above the count is read at operating points only: N = R C / W(p)
+ * holds at one, and slow start's overshoot is none. Its p (up to 5%) read
+ * 40-77 flows with 4 counted, the integral wound up with the gains of a
+ * design for them to 140 times the p the flows needed, and unwound at the
+ * gains of four: for 30 s the queue sat at a third to two thirds of its
+ * target, where b e = p - I (4 CUBIC flows at 100 Mbit/s, 254 drops in
+ * slow start). So above twice its reference p's mean rises only up to the
+ * flows counted (pi_average_loss()); rising not at all there, it kept the
+ * design at the one flow of p = 0 through slow start, and its gains held
+ * the queue at 2.5-4 times the target for 25 s (4 CUBIC flows at 100
+ * Mbit/s). Within twice the reference p's N is not bounded by the count:
+ * at an operating point p's N above it is the flows' need, and a design
+ * held to the count was too slow for it (measured: 16 CUBIC flows at 1
+ * Gbit/s, a 30 ms limit for a 20 ms target, N read up to 39 with 17
  * counted and the queue at its target, sd 3.0-3.4 ms; held to 17, the
- * queue overshot into the limit, 1800-3700 limit drops, sd 8 ms).
+ * queue overshot into the limit, 1800-3900 limit drops, sd 8 ms).
  */
 static inline u64 pi_design_flows_q16(const struct pi_params *params,
 				      const struct pi_vars *vars, u64 cap_q16,
