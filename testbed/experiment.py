@@ -1061,10 +1061,11 @@ def report(summary, out):
     q, d = res["queue_pkts"], res["queue_delay_ms"]
     log("experiment: valid; utilisation %.2f%%, loss rate %.3g%%, queue mean %.0f pkts "
         "(sd %.0f, p99 %.0f), delay p50 %.2f ms p99 %.2f ms, Jain %.3f, sync %s, "
-        "backlogged service %s"
+        "backlogged service %s, held bursts %d"
         % (100 * res["utilisation"], 100 * res["loss_rate"], q["mean"], q["std"], q["p99"],
            d["p50"], d["p99"], res["jain_index"] or 0,
-           res["synchronisation"]["all_flows_cut_fraction"], res["busy_service"]["ratio"]))
+           res["synchronisation"]["all_flows_cut_fraction"], res["busy_service"]["ratio"],
+           res["held_bursts"]["events"]))
     log("experiment: %s/summary.json, bins.csv.gz (%.0f s wall)"
         % (out, summary["wall_time_s"]))
 

@@ -166,8 +166,51 @@ def test_highspeed_decrease():
           and close(independent, 2 * one), "sawtooth sd: b W / sqrt 12, sqrt N for independent")
 
 
+def trace(arrivals, qlen0=20, drop_at=()):
+    """Samples every 10 ms at k = 1 of a 12 Mbit/s link (10 packets an
+    interval) that sends while it has a queue: arrivals[i] packets come
+    in interval i; an interval in drop_at drops one more."""
+    rows, sent, drops, q = [sample(0, 0, 0, qlen0)], 0, 0, qlen0
+    for i, n in enumerate(arrivals):
+        q += n
+        out = min(q, 10)
+        q -= out
+        sent += out
+        drops += i in drop_at
+        rows.append(sample(10 * (i + 1), sent, drops, q))
+    return rows
+
+
+def test_held_bursts():
+    rate, steady = 12e6, [10] * 200
+    check(analysis.held_bursts(trace(steady), rate, 1)["events"] == 0,
+          "held bursts: none at a steady rate")
+    # 2 packets in one interval, 25 in the next: one event, link never idle
+    lump = steady[:150] + [2, 25] + steady[152:]
+    h = analysis.held_bursts(trace(lump), rate, 1)
+    check(h["events"] == 1 and close(h["per_minute"], 30) and h["idle_share"] == 0,
+          "held bursts: a hole then a lump is one event (30 a minute in 2 s)")
+    # from a 5-packet queue, nothing for 20 ms, then 30: the link sends 5
+    # packets of 20 it could have, then 10 of 10: 15 ms idle
+    h = analysis.held_bursts(trace(steady[:100] + [0, 0, 30] + steady[103:], qlen0=5),
+                             rate, 1)
+    check(h["events"] == 1 and close(h["idle_share"], 0.015 / 2),
+          "held bursts: the link's idle time inside the event (15 ms of 2 s)")
+    check(analysis.held_bursts(trace(lump, drop_at={110}), rate, 1)["events"] == 0,
+          "held bursts: a drop in the second before explains the hole")
+    check(analysis.held_bursts(trace(lump, drop_at={20}), rate, 1)["events"] == 1,
+          "held bursts: a drop earlier than a second before does not")
+    check(analysis.held_bursts(trace(steady[:100] + [2] + [10] * 10 + [25] + steady[112:]),
+                               rate, 1)["events"] == 0,
+          "held bursts: a lump more than 100 ms after the hole is not one")
+    # the same lump at k = 10 and a tenth of the rate, in nominal time
+    k10 = [dict(r, t_s=r["t_s"] / 10) for r in trace(lump)]
+    check(analysis.held_bursts(k10, rate * 10, 10)["events"] == 1,
+          "held bursts: rates in nominal units at k = 10")
+
+
 for test in (test_percentile, test_jain, test_mean_ci, test_probe_summary,
              test_short_flow_summary, test_summary_counts, test_capacity_schedule,
-             test_synchronisation, test_highspeed_decrease):
+             test_synchronisation, test_highspeed_decrease, test_held_bursts):
     test()
 sys.exit(1 if failures else 0)
