@@ -29,7 +29,7 @@ QDISCS = (
     ("cake", "cake", ""),
     ("sfb", "sfb", ""),
     ("pi", "pi", "target %dms a 1.822e-7 b 1.816e-7" % TARGET_MS),
-    ("pi-autotune", "pi", "target %dms autotune rtt {rtt} flows auto margin 87 spacing even"
+    ("pi-autotune", "pi", "target %dms autotune rtt {rtt} flows auto margin 75 spacing even"
      % TARGET_MS),
     ("rem", "rem", "target {target_pkts} bandwidth {rate}"),
     ("blue", "blue", ""),

@@ -290,7 +290,7 @@ def test_batches():
 def test_suite():
     s = sc.load("rtt-fairness-200ms-100m")
     check(suite.aqm_args("pi-autotune", s)
-          == "target 15ms autotune rtt 200ms flows auto margin 87 spacing even"
+          == "target 15ms autotune rtt 200ms flows auto margin 75 spacing even"
           and suite.aqm_args("rem", s) == "target 124 bandwidth 100mbit"
           and suite.aqm_args("pie", s) == "",
           "suite: pi's design RTT, rem's 15 ms in packets, pie at its defaults")
