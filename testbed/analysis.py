@@ -224,11 +224,10 @@ def held_bursts(samples, rate_nominal_bps, scale):
     up there are none; under TCG the emulation's stalls make them. Events,
     events a minute (nominal), and the share of the time the link idled in
     them (what it could have sent and did not, from the hold to the burst)."""
-    sent_bytes = samples[-1]["sent_bytes"] - samples[0]["sent_bytes"] if samples else 0
-    sent_pkts = samples[-1]["sent_pkts"] - samples[0]["sent_pkts"] if samples else 0
-    if len(samples) < 2 or sent_pkts <= 0:
+    if len(samples) < 2 or samples[-1]["sent_pkts"] <= samples[0]["sent_pkts"]:
         return {"events": 0, "per_minute": None, "idle_share": None}
-    pkt_bytes = sent_bytes / sent_pkts
+    pkt_bytes = ((samples[-1]["sent_bytes"] - samples[0]["sent_bytes"])
+                 / (samples[-1]["sent_pkts"] - samples[0]["sent_pkts"]))
 
     def capacity_pkts(a, b):
         return possible_bits(rate_nominal_bps, scale, a, b) / 8 / pkt_bytes
@@ -254,14 +253,16 @@ def held_bursts(samples, rate_nominal_bps, scale):
             i += 1
             continue
         events += 1
+        # the intervals from the hole to the burst: the link's idle time,
+        # and their drops (the outer loop skips past them)
         for m in range(i, burst_at + 1):
             x, y = samples[m - 1], samples[m]
+            dm = delta(x, y)
             possible = possible_bits(rate_nominal_bps, scale, x, y) / 8
             if possible > 0:
-                idle_s += (y["t_s"] - x["t_s"]) * max(0.0, 1 - delta(x, y)["bytes"] / possible)
-        for m in range(i + 1, burst_at + 1):
-            if samples[m]["drops"] != samples[m - 1]["drops"]:
-                last_drop_t = samples[m]["t_s"]
+                idle_s += (y["t_s"] - x["t_s"]) * max(0.0, 1 - dm["bytes"] / possible)
+            if dm["drops"]:
+                last_drop_t = y["t_s"]
         i = burst_at + 1
     span_s = samples[-1]["t_s"] - samples[0]["t_s"]
     return {"events": events,
