@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Unit checks of tests/functional/run's suite processes: a suite's results
-come back, and one that hangs or dies fails by name while the others run
-on. The suites here are stand-in processes (no VM, no qdisc)."""
+come back, one that hangs or dies fails by name while the others run on,
+and two suites of one kind never run at once. The suites here are stand-in
+processes (no VM, no qdisc)."""
 
 import importlib.machinery
 import importlib.util
@@ -29,6 +30,9 @@ STAND_INS = {
              "def wait_forever():\n    time.sleep(600)\n"
              "wait_forever()",
     "dies": "import sys; sys.stderr.write('worker broke\\n'); sys.exit(3)",
+    # its check's name is when it ran
+    "slow": 'import json, time; t = time.time(); time.sleep(1); print(json.dumps('
+            '{"results": [[True, "%f %f" % (t, time.time()), ""]], "seconds": 1}))',
 }
 run.Worker.command = staticmethod(lambda part, kind: [sys.executable, "-c", STAND_INS[kind]])
 run.kernel_clean = lambda report, suite: None
@@ -47,12 +51,14 @@ class Recorder:
         self.lines.append(("note", suite, ok, name))
 
 
-def suites(kinds, counts=True, limit=3):
-    """run_in_workers on stand-ins: (the lines reported, seconds taken)."""
+def suites(kinds, counts=True, limit=3, part="traffic"):
+    """run_in_workers on stand-ins, KINDS of PART or (part, kind) pairs:
+    (the lines reported, seconds taken)."""
     recorder = Recorder()
     started = time.time()
-    run.run_in_workers(recorder, SimpleNamespace(jobs=2, suite_limit=limit), "traffic",
-                       kinds, counts)
+    pairs = [kind if isinstance(kind, tuple) else (part, kind) for kind in kinds]
+    run.run_in_workers(recorder, SimpleNamespace(jobs=2, suite_limit=limit),
+                       [(p, kind, counts) for p, kind in pairs])
     return recorder.lines, time.time() - started
 
 
@@ -84,7 +90,34 @@ def test_death_is_named():
           "are notes (%r)" % lines)
 
 
+def test_one_kind_at_a_time():
+    lines, _ = suites([("traffic", "slow"), ("lifecycle", "slow"), ("traffic", "passes")])
+    spans = {line[0]: [float(t) for t in line[2].split()]
+             for line in lines if line[0].endswith("/slow")}
+    check(len(spans) == 2 and spans["lifecycle/slow"][0] >= spans["traffic/slow"][1],
+          "a kind's lifecycle suite starts after its traffic suite has ended (%r)" % spans)
+    check(any(line[:2] == ("traffic/passes", True) for line in lines),
+          "... and the suite of another kind runs too (%r)" % lines)
+
+
+def test_command_words():
+    words = run.command("/usr/bin/python3 -c \"print('$NET.2', 1)\" $DEV", "aqmt1")
+    check(words == ["/usr/bin/python3", "-c", "print('10.9.2.2', 1)", "aqmt1"],
+          "a case's command: quoted words kept whole, $DEV and $NET put in (%r)" % words)
+    for line in ("tc qdisc show dev $DEV && true", "tc qdisc show | grep pi",
+                 "tc qdisc show dev $DEV > /tmp/x", "tc qdisc show; true"):
+        try:
+            run.command(line, "aqmt0")
+            refused = ""
+        except ValueError as exc:
+            refused = str(exc)
+        check("shell syntax" in refused, "a case's command with shell syntax is refused (%r)"
+              % line)
+
+
 test_results_come_back()
+test_one_kind_at_a_time()
+test_command_words()
 test_hang_is_named()
 test_death_is_named()
 check.exit()
