@@ -51,12 +51,12 @@ class Recorder:
         self.lines.append(("note", suite, ok, name))
 
 
-def suites(kinds, counts=True, limit=3, part="traffic"):
-    """run_in_workers on stand-ins, KINDS of PART or (part, kind) pairs:
+def suites(kinds, counts=True, limit=3):
+    """run_in_workers on stand-ins, KINDS of traffic or (part, kind) pairs:
     (the lines reported, seconds taken)."""
     recorder = Recorder()
     started = time.time()
-    pairs = [kind if isinstance(kind, tuple) else (part, kind) for kind in kinds]
+    pairs = [kind if isinstance(kind, tuple) else ("traffic", kind) for kind in kinds]
     run.run_in_workers(recorder, SimpleNamespace(jobs=2, suite_limit=limit),
                        [(p, kind, counts) for p, kind in pairs])
     return recorder.lines, time.time() - started
